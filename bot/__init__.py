@@ -1,0 +1,1 @@
+"""The Discord shell around the Shithead engine."""

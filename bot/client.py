@@ -1,0 +1,45 @@
+"""The discord.py client: intents, command sync and start-up."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord.ext import commands
+
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def make_intents() -> discord.Intents:
+    """Ask for guilds only: slash commands and components need no privileged intent."""
+    return discord.Intents(guilds=True)
+
+
+class ShitheadBot(commands.Bot):
+    """The bot; it owns the settings it was built with."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=make_intents())
+        self.settings = settings
+
+    async def setup_hook(self) -> None:
+        """Sync slash commands: to the dev guild when set (instant), else globally."""
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(id=self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info("synced %d application commands", len(synced))
+
+    async def on_ready(self) -> None:
+        log.info("connected as %s to %d guilds", self.user, len(self.guilds))
+
+
+def run_bot(settings: Settings) -> None:
+    """Connect to Discord and run until stopped."""
+    assert settings.discord_token is not None
+    bot = ShitheadBot(settings)
+    bot.run(settings.discord_token.get_secret_value(), log_handler=None)
