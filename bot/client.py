@@ -5,11 +5,18 @@ from __future__ import annotations
 import logging
 
 import discord
+import yarl
 from discord.ext import commands
 
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+def use_discord_at(api_base: str, gateway_url: str) -> None:
+    """Point discord.py (REST and gateway, process-wide) at another Discord, e.g. the sandbox."""
+    discord.http.Route.BASE = api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
 def make_intents() -> discord.Intents:

@@ -1,0 +1,116 @@
+"""The control API under `/_sandbox`: HTTP in front of `Driver`, nothing more."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from sandbox.driver import ControlError, Driver
+from sandbox.rest import json_response
+
+PREFIX = "/_sandbox"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def control_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Turn a refused control call (or a malformed one) into `{"error": message}`."""
+    if not request.path.startswith(PREFIX):
+        return await handler(request)
+    try:
+        return await handler(request)
+    except ControlError as error:
+        return json_response({"error": error.message}, error.status)
+    except (ValueError, KeyError, TypeError) as error:
+        return json_response({"error": f"bad request: {error}"}, 400)
+
+
+class Control:
+    """Routes that call the driver."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+
+    def routes(self) -> list[web.RouteDef]:
+        """Return the route table."""
+        p = PREFIX
+        return [
+            web.get(f"{p}/state", self.state),
+            web.post(f"{p}/guilds", self.create_guild),
+            web.post(f"{p}/users", self.create_user),
+            web.post(f"{p}/channels", self.create_channel),
+            web.post(f"{p}/interactions", self.interact),
+            web.get(f"{p}/channels/{{channel}}/messages", self.messages),
+            web.get(f"{p}/users/{{user}}/dms", self.dms),
+            web.get(f"{p}/log", self.log),
+            web.post(f"{p}/time", self.advance_time),
+            web.post(f"{p}/reconnect", self.reconnect),
+        ]
+
+    async def state(self, request: web.Request) -> web.Response:
+        """GET /_sandbox/state."""
+        return json_response(self.driver.state())
+
+    async def create_guild(self, request: web.Request) -> web.Response:
+        """POST /_sandbox/guilds {"name"}."""
+        body = await _body(request)
+        return json_response(await self.driver.create_guild(str(body["name"])), 201)
+
+    async def create_user(self, request: web.Request) -> web.Response:
+        """POST /_sandbox/users {"name", "dms_open", "moderator", "guild"}."""
+        body = await _body(request)
+        user = await self.driver.create_user(
+            str(body["name"]),
+            dms_open=bool(body.get("dms_open", True)),
+            moderator=bool(body.get("moderator", False)),
+            guild=body.get("guild"),
+        )
+        return json_response(user, 201)
+
+    async def create_channel(self, request: web.Request) -> web.Response:
+        """POST /_sandbox/channels {"name", "guild"}."""
+        body = await _body(request)
+        channel = await self.driver.create_channel(str(body["name"]), guild=body.get("guild"))
+        return json_response(channel, 201)
+
+    async def interact(self, request: web.Request) -> web.Response:
+        """POST /_sandbox/interactions: dispatch and wait for the bot's first answer."""
+        return json_response(await self.driver.interact(await _body(request)))
+
+    async def messages(self, request: web.Request) -> web.Response:
+        """GET /_sandbox/channels/{channel}/messages?as=USER&limit=N."""
+        messages = self.driver.messages(
+            request.match_info["channel"],
+            as_user=request.query.get("as"),
+            limit=int(request.query.get("limit", "50")),
+        )
+        return json_response(messages)
+
+    async def dms(self, request: web.Request) -> web.Response:
+        """GET /_sandbox/users/{user}/dms?limit=N."""
+        limit = int(request.query.get("limit", "50"))
+        return json_response(self.driver.dms(request.match_info["user"], limit=limit))
+
+    async def log(self, request: web.Request) -> web.Response:
+        """GET /_sandbox/log?since=N."""
+        return json_response(self.driver.log(int(request.query.get("since", "0"))))
+
+    async def advance_time(self, request: web.Request) -> web.Response:
+        """POST /_sandbox/time {"advance": seconds}."""
+        body = await _body(request)
+        self.driver.advance_time(float(body["advance"]))
+        return json_response({"advanced": float(body["advance"])})
+
+    async def reconnect(self, request: web.Request) -> web.Response:
+        """POST /_sandbox/reconnect: ask the bot to reconnect and resume."""
+        await self.driver.reconnect()
+        return json_response({"reconnecting": self.driver.gateway.connected})
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    body = await request.json() if request.can_read_body else {}
+    if not isinstance(body, dict):
+        raise ControlError(400, "the body must be a JSON object")
+    return body
