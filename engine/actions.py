@@ -1,0 +1,75 @@
+"""Typed actions a player can take, setup and play."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play cards from the hand, or from the face-up cards once the hand is empty."""
+
+    player: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """Turn face-down card `index` (0-based among those left) and play it blind."""
+
+    player: int
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class PickUp:
+    """Take the pile into the hand; `add` is the face-up card put on it first (`add_one`)."""
+
+    player: int
+    add: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayStock:
+    """Turn the top stock card and play it (`play_from_stock`)."""
+
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """Setup: exchange a hand card with a face-up card."""
+
+    player: int
+    hand_card: Card
+    face_up_card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    """Setup with `deal: choose`: the hand cards that go face up."""
+
+    player: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """Setup with `stacking`: put hand cards on the face-up stack of their rank."""
+
+    player: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """Setup: this player is done."""
+
+    player: int
+
+
+Action = Play | Flip | PickUp | PlayStock | Swap | Choose | Stack | Ready
+SETUP_ACTIONS = (Swap, Choose, Stack, Ready)
+PLAY_ACTIONS = (Play, Flip, PickUp, PlayStock)

@@ -1,0 +1,96 @@
+"""Cards and decks: ranks 2..A valued 2..14, suits C D H S, and the joker."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal, NamedTuple
+
+Suit = Literal["C", "D", "H", "S"]
+
+SUITS: tuple[Suit, ...] = ("C", "D", "H", "S")
+JOKER = 15
+RANK_NAMES: dict[int, str] = {
+    **{value: str(value) for value in range(2, 11)},
+    11: "J",
+    12: "Q",
+    13: "K",
+    14: "A",
+    JOKER: "JK",
+}
+RANKS_BY_NAME: dict[str, int] = {name: value for value, name in RANK_NAMES.items()}
+NORMAL_RANKS: tuple[int, ...] = tuple(range(2, 15))
+ALL_RANKS: tuple[int, ...] = (*NORMAL_RANKS, JOKER)
+_CARD = re.compile(r"^(10|[2-9JQKA])([CDHS])$")
+
+
+class CardError(ValueError):
+    """A card, or a rank, is written wrongly."""
+
+
+class Card(NamedTuple):
+    """One card; jokers have rank `JOKER` and no suit."""
+
+    rank: int
+    suit: Suit | None
+
+    def __str__(self) -> str:
+        if self.rank == JOKER:
+            return "JK"
+        return f"{RANK_NAMES[self.rank]}{self.suit}"
+
+    @property
+    def is_joker(self) -> bool:
+        return self.rank == JOKER
+
+
+def parse_card(text: str) -> Card:
+    """Read a card written as rank+suit (`10H`, `QS`) or `JK`."""
+    if not isinstance(text, str):
+        raise CardError(f"a card is written as text like '10H' or 'JK', not {text!r}")
+    cleaned = text.strip().upper()
+    if cleaned == "JK":
+        return Card(JOKER, None)
+    match = _CARD.match(cleaned)
+    if match is None:
+        raise CardError(f"{text!r} is not a card (write rank+suit like '10H', 'QS', or 'JK')")
+    suit: Suit = match.group(2)  # type: ignore[assignment]
+    return Card(RANKS_BY_NAME[match.group(1)], suit)
+
+
+def parse_cards(texts: Iterable[str]) -> list[Card]:
+    """Read several cards."""
+    return [parse_card(text) for text in texts]
+
+
+def parse_rank(text: str) -> int:
+    """Read a rank name: 2..10, J, Q, K, A or JK."""
+    rank = RANKS_BY_NAME.get(str(text).strip().upper())
+    if rank is None:
+        raise CardError(f"{text!r} is not a rank (use 2-10, J, Q, K, A or JK)")
+    return rank
+
+
+def rank_name(rank: int) -> str:
+    """Name a rank as the rules write it."""
+    return RANK_NAMES[rank]
+
+
+def format_cards(cards: Iterable[Card]) -> list[str]:
+    """Write cards as text."""
+    return [str(card) for card in cards]
+
+
+def make_deck(decks: int, jokers: int) -> list[Card]:
+    """Build `decks` standard decks, each with `jokers` jokers, in a fixed order."""
+    one = [Card(rank, suit) for suit in SUITS for rank in NORMAL_RANKS]
+    one += [Card(JOKER, None)] * jokers
+    return one * decks
+
+
+_SUIT_ORDER = {suit: index for index, suit in enumerate(SUITS)}
+
+
+def sort_key(card: Card) -> tuple[int, int]:
+    """Order cards by rank, then suit."""
+    return card.rank, (_SUIT_ORDER[card.suit] if card.suit else len(SUITS))

@@ -1,0 +1,132 @@
+"""What happened: the events `apply` returns, in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.cards import Card
+
+Zone = Literal["hand", "face_up", "face_down", "stock"]
+
+
+@dataclass(frozen=True, slots=True)
+class Swapped:
+    player: int
+    hand_card: Card
+    face_up_card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Chose:
+    player: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Stacked:
+    player: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MarkedReady:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayStarted:
+    """Setup ended; `first` leads, for `reason` (`lowest`, `random`, `loser`...)."""
+
+    first: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """A face-down or stock card was turned over."""
+
+    player: int
+    card: Card
+    zone: Zone
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    player: int
+    cards: tuple[Card, ...]
+    zone: Zone
+
+
+@dataclass(frozen=True, slots=True)
+class Burned:
+    """The pile left the game, by a burning card or four of a kind."""
+
+    player: int
+    count: int
+    reason: Literal["power", "four_of_a_kind"]
+
+
+@dataclass(frozen=True, slots=True)
+class PickedUp:
+    """The player took `count` cards into the hand (`added` went on the pile first)."""
+
+    player: int
+    count: int
+    added: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    player: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    players: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reversed:
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class WentOut:
+    player: int
+    place: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPassed:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The game ended; `reason` is `out` or `stalemate`."""
+
+    loser: int | None
+    winner: int | None
+    finished: tuple[int, ...]
+    reason: Literal["out", "stalemate"]
+
+
+Event = (
+    Swapped
+    | Chose
+    | Stacked
+    | MarkedReady
+    | PlayStarted
+    | Revealed
+    | Played
+    | Burned
+    | PickedUp
+    | Drew
+    | Skipped
+    | Reversed
+    | WentOut
+    | TurnPassed
+    | GameOver
+)

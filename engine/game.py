@@ -1,0 +1,803 @@
+"""A game of Shithead: the deal, setup, play, pick-ups, going out and the end."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from itertools import combinations, pairwise
+from typing import Literal
+
+from engine.actions import (
+    Action,
+    Choose,
+    Flip,
+    PickUp,
+    Play,
+    PlayStock,
+    Ready,
+    Stack,
+    Swap,
+)
+from engine.cards import ALL_RANKS, JOKER, Card, make_deck, sort_key
+from engine.errors import ErrorCode, IllegalAction
+from engine.events import (
+    Burned,
+    Chose,
+    Drew,
+    Event,
+    GameOver,
+    MarkedReady,
+    PickedUp,
+    Played,
+    PlayStarted,
+    Revealed,
+    Reversed,
+    Skipped,
+    Stacked,
+    Swapped,
+    TurnPassed,
+    WentOut,
+    Zone,
+)
+from engine.pile import PowerTable, four_of_a_kind_on_top
+from engine.rules import RuleSet
+
+Phase = Literal["setup", "play", "over"]
+
+# A game ends in a stalemate after this many play-phase actions in a row in which no card
+# is burned, drawn, taken from the table (face-up or face-down) and no player goes out;
+# the limit grows with the number of players still in.
+STALEMATE_BASE = 200
+STALEMATE_PER_PLAYER = 40
+
+# Suit order that breaks ties for `first_player: lowest_by_suit` (Dutch page: clubs first).
+_SUIT_PRIORITY = {"C": 0, "S": 1, "H": 2, "D": 3}
+
+INVALID = ErrorCode.INVALID
+WRONG_PHASE = ErrorCode.WRONG_PHASE
+NOT_YOUR_TURN = ErrorCode.NOT_YOUR_TURN
+NOT_HELD = ErrorCode.NOT_HELD
+MIXED_RANKS = ErrorCode.MIXED_RANKS
+CANNOT_BEAT = ErrorCode.CANNOT_BEAT
+PICKUP_NOT_ALLOWED = ErrorCode.PICKUP_NOT_ALLOWED
+
+
+def _take(source: Sequence[Card], cards: Iterable[Card]) -> list[Card] | None:
+    """Return `source` without `cards` (as a multiset), or None if it lacks one."""
+    rest = list(source)
+    for card in cards:
+        try:
+            rest.remove(card)
+        except ValueError:
+            return None
+    return rest
+
+
+def _is_run_shape(cards: Sequence[Card]) -> bool:
+    """Two or more cards of one suit, ascending by one rank each, no jokers."""
+    if len(cards) < 2:
+        return False
+    suit = cards[0].suit
+    if suit is None:
+        return False
+    for below, above in pairwise(cards):
+        if above.suit != suit or above.rank != below.rank + 1 or above.rank == JOKER:
+            return False
+    return True
+
+
+class Game:
+    """The whole state of one game; `apply` is the only way it changes."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        players: int,
+        *,
+        dealer: int | None = None,
+        seed: int = 0,
+        previous_loser: int | None = None,
+        check_players: bool = True,
+    ) -> None:
+        """Seat an empty table; `deal` puts the cards on it (positions may skip the check)."""
+        if check_players:
+            rules.check_players(players)
+        elif players < 2:
+            raise ValueError("a game needs at least two players")
+        self.rules = rules
+        self.table = PowerTable(rules)
+        self.players = players
+        self.dealer = players - 1 if dealer is None else dealer
+        if not 0 <= self.dealer < players:
+            raise ValueError(f"dealer must be a seat from 0 to {players - 1}")
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.previous_loser = previous_loser
+        self.phase: Phase = "setup"
+        self.turn: int | None = None
+        self.direction = 1
+        self.hands: list[list[Card]] = [[] for _ in range(players)]
+        self.face_up: list[list[list[Card]]] = [[] for _ in range(players)]
+        self.face_down: list[list[Card]] = [[] for _ in range(players)]
+        self.stock: list[Card] = []
+        self.pile: list[Card] = []
+        self.burned: list[Card] = []
+        self.finished: list[int] = []
+        self.out = [False] * players
+        self.loser: int | None = None
+        self.winner: int | None = None
+        self.end_reason: Literal["out", "stalemate"] | None = None
+        self.ready = [False] * players
+        self.chosen = [rules.deal == "classic"] * players
+        self.last_on_pile: int | None = None
+        self.idle = 0
+        self.moves = 0
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def deal(
+        cls,
+        rules: RuleSet,
+        players: int,
+        *,
+        seed: int,
+        dealer: int | None = None,
+        previous_loser: int | None = None,
+    ) -> Game:
+        """Shuffle with `seed` and deal; the game starts in the setup phase."""
+        game = cls(rules, players, dealer=dealer, seed=seed, previous_loser=previous_loser)
+        deck = make_deck(rules.decks, rules.jokers)
+        game.rng.shuffle(deck)
+        game.stock = deck
+        order = game.seat_order()
+        for _ in range(rules.table_cards):
+            for seat in order:
+                game.face_down[seat].append(game.stock.pop(0))
+        if rules.deal == "classic":
+            for _ in range(rules.table_cards):
+                for seat in order:
+                    game.face_up[seat].append([game.stock.pop(0)])
+            hand_cards = rules.hand_size
+        else:
+            hand_cards = rules.hand_size + rules.table_cards
+        for _ in range(hand_cards):
+            for seat in order:
+                game.hands[seat].append(game.stock.pop(0))
+        if rules.start_pile and game.stock:
+            game.pile.append(game.stock.pop(0))
+        return game
+
+    def seat_order(self) -> list[int]:
+        """Seats from the dealer's left, ascending, the dealer last."""
+        return [(self.dealer + 1 + step) % self.players for step in range(self.players)]
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    def active_players(self) -> list[int]:
+        """Seats still holding cards, in seat order."""
+        return [seat for seat in range(self.players) if not self.out[seat]]
+
+    def zone_of(self, seat: int) -> Zone | None:
+        """Where `seat` plays from now: hand, then face-up, then face-down."""
+        if self.hands[seat]:
+            return "hand"
+        if self.face_up[seat]:
+            return "face_up"
+        if self.face_down[seat]:
+            return "face_down"
+        return None
+
+    def face_up_cards(self, seat: int) -> list[Card]:
+        """Every face-up card of `seat`, stacks flattened."""
+        return [card for stack in self.face_up[seat] for card in stack]
+
+    def cards_held(self, seat: int) -> int:
+        """Count a seat's cards in hand, face-up and face-down."""
+        return len(self.hands[seat]) + len(self.face_up_cards(seat)) + len(self.face_down[seat])
+
+    def stalemate_limit(self) -> int:
+        """Actions without progress after which the game is a stalemate."""
+        return STALEMATE_BASE + STALEMATE_PER_PLAYER * len(self.active_players())
+
+    # ------------------------------------------------------------------ apply
+
+    def apply(self, action: Action) -> list[Event]:
+        """Carry out `action` and say what happened, or raise `IllegalAction` and change nothing."""
+        if not isinstance(action.player, int) or not 0 <= action.player < self.players:
+            raise IllegalAction(INVALID, f"there is no player {action.player!r} at this table")
+        if isinstance(action, Play):
+            events = self._play(action)
+        elif isinstance(action, PickUp):
+            events = self._pick_up(action)
+        elif isinstance(action, Flip):
+            events = self._flip(action)
+        elif isinstance(action, PlayStock):
+            events = self._play_stock(action)
+        elif isinstance(action, Swap):
+            events = self._swap(action)
+        elif isinstance(action, Choose):
+            events = self._choose(action)
+        elif isinstance(action, Stack):
+            events = self._stack(action)
+        elif isinstance(action, Ready):
+            events = self._ready(action)
+        else:
+            raise IllegalAction(INVALID, f"unknown action {action!r}")
+        self.moves += 1
+        return events
+
+    # -- shared checks
+
+    def _check_play_turn(self, seat: int) -> None:
+        if self.phase != "play":
+            where = "the game is over" if self.over else "setup is not finished"
+            raise IllegalAction(WRONG_PHASE, f"that is a move for play, and {where}")
+        if self.out[seat] or self.turn != seat:
+            raise IllegalAction(NOT_YOUR_TURN, "it is not your turn")
+
+    def _check_setup(self, seat: int) -> None:
+        if self.phase != "setup":
+            raise IllegalAction(WRONG_PHASE, "setup is over")
+        if self.ready[seat]:
+            raise IllegalAction(INVALID, "you are already ready")
+
+    # -- play
+
+    def _play(self, action: Play) -> list[Event]:
+        seat = action.player
+        cards = list(action.cards)
+        if not cards or not all(isinstance(card, Card) for card in cards):
+            raise IllegalAction(INVALID, "a play needs at least one card")
+        self._check_play_turn(seat)
+        zone = self.zone_of(seat)
+        if zone == "hand":
+            rest = _take(self.hands[seat], cards)
+            if rest is None:
+                raise IllegalAction(NOT_HELD, "you don't hold those cards in your hand")
+            stacks_left: list[list[Card]] | None = None
+        elif zone == "face_up":
+            stacks_left = self._take_stacks(seat, cards)
+            rest = None
+        else:
+            raise IllegalAction(NOT_HELD, "you play a face-down card by turning it over")
+        is_run = False
+        if any(card.rank != cards[0].rank for card in cards):
+            if not (self.rules.runs and _is_run_shape(cards)):
+                raise IllegalAction(MIXED_RANKS, "cards played together must have one rank")
+            is_run = True
+        if is_run:
+            self._check_run(cards)
+        elif not self.table.playable_on(self.pile, cards[0].rank):
+            raise IllegalAction(CANNOT_BEAT, "that card can't go on the pile")
+        if rest is not None:
+            self.hands[seat] = rest
+        elif stacks_left is not None:
+            self.face_up[seat] = stacks_left
+            self.idle = -1  # a card left the table: progress
+        events: list[Event] = []
+        self._put_on_pile(seat, cards, zone, events)
+        return events
+
+    def _take_stacks(self, seat: int, cards: list[Card]) -> list[list[Card]]:
+        """Remove whole face-up stacks that make up `cards` exactly, or refuse."""
+        stacks = self.face_up[seat]
+        if _take(self.face_up_cards(seat), cards) is None:
+            raise IllegalAction(NOT_HELD, "those cards are not among your face-up cards")
+        if all(len(stack) == 1 for stack in stacks):
+            chosen = list(cards)
+            left: list[list[Card]] = []
+            for stack in stacks:
+                if stack[0] in chosen:
+                    chosen.remove(stack[0])
+                else:
+                    left.append(stack)
+            return left
+        indexes = range(len(stacks))
+        wanted = sorted(cards, key=sort_key)
+        for size in range(1, len(stacks) + 1):
+            for picked in combinations(indexes, size):
+                together = sorted((c for i in picked for c in stacks[i]), key=sort_key)
+                if together == wanted:
+                    return [stacks[i] for i in indexes if i not in picked]
+        raise IllegalAction(NOT_HELD, "a face-up stack is played whole")
+
+    def _check_run(self, cards: Sequence[Card]) -> None:
+        """Each card of a run must be legal on the one before; a burn ends it."""
+        pile = list(self.pile)
+        for position, card in enumerate(cards):
+            if not self.table.playable_on(pile, card.rank):
+                raise IllegalAction(CANNOT_BEAT, f"{card} can't go on the pile in that run")
+            if self.table.burn[card.rank] and position != len(cards) - 1:
+                raise IllegalAction(CANNOT_BEAT, "a run ends with the card that burns the pile")
+            pile.append(card)
+
+    def _put_on_pile(self, seat: int, cards: list[Card], zone: Zone, events: list[Event]) -> None:
+        """Play `cards` already taken from `zone`, then burn, reverse, refill, go out, pass."""
+        table = self.table
+        events.append(Played(seat, tuple(cards), zone))
+        self.pile.extend(cards)
+        self.last_on_pile = seat
+        burned = False
+        if any(table.burn[card.rank] for card in cards):
+            burned = True
+            events.append(Burned(seat, len(self.pile), "power"))
+        elif self._four_of_a_kind(cards):
+            burned = True
+            events.append(Burned(seat, len(self.pile), "four_of_a_kind"))
+        if burned:
+            self.burned.extend(self.pile)
+            self.pile.clear()
+            self.last_on_pile = None
+            self.idle = -1
+        if any(table.reverse[card.rank] for card in cards):
+            self.direction = -self.direction
+            events.append(Reversed(self.direction))
+        skips = sum(1 for card in cards if table.skip[card.rank])
+        self._refill(seat, events)
+        went_out = self._check_out(seat, events)
+        if self.over:
+            return
+        if burned and self.rules.burn_turn == "same":
+            # A burn: the same player leads again, unless they just went out.
+            self._pass_turn(seat if not went_out else self._next_active(seat), events)
+        else:
+            self._pass_turn(self._advance(seat, skips, events), events)
+        self._after_action(events)
+
+    def _four_of_a_kind(self, cards: Sequence[Card]) -> bool:
+        mode = self.rules.four_of_a_kind
+        if mode == "pile":
+            return four_of_a_kind_on_top(self.pile) >= 4
+        if mode == "play":
+            return len(cards) >= 4 and all(card.rank == cards[0].rank for card in cards)
+        return False
+
+    def _refill(self, seat: int, events: list[Event]) -> None:
+        """Draw up to the hand size while the stock lasts."""
+        hand = self.hands[seat]
+        drawn = 0
+        while len(hand) < self.rules.hand_size and self.stock:
+            hand.append(self.stock.pop(0))
+            drawn += 1
+        if drawn:
+            events.append(Drew(seat, drawn))
+            self.idle = -1
+
+    def _check_out(self, seat: int, events: list[Event]) -> bool:
+        """A player with no cards anywhere goes out; the last one left is the Shithead."""
+        if self.hands[seat] or self.face_up[seat] or self.face_down[seat]:
+            return False
+        self.out[seat] = True
+        self.finished.append(seat)
+        self.idle = -1
+        events.append(WentOut(seat, len(self.finished)))
+        if self.rules.mode == "winner":
+            self.winner = seat
+            self._end("out", events)
+            return True
+        active = self.active_players()
+        if len(active) == 1:
+            self.loser = active[0]
+            self._end("out", events)
+        return True
+
+    def _end(self, reason: Literal["out", "stalemate"], events: list[Event]) -> None:
+        self.phase = "over"
+        self.turn = None
+        self.end_reason = reason
+        if self.winner is None and self.finished:
+            self.winner = self.finished[0]
+        events.append(GameOver(self.loser, self.winner, tuple(self.finished), reason))
+
+    def _next_active(self, seat: int) -> int:
+        """The next seat in the direction of play that is still in."""
+        position = seat
+        for _ in range(self.players):
+            position = (position + self.direction) % self.players
+            if not self.out[position]:
+                return position
+        return seat
+
+    def _advance(self, seat: int, skips: int, events: list[Event]) -> int:
+        """Move the turn on from `seat`, missing one active player per skipping card."""
+        others = sum(1 for other in range(self.players) if not self.out[other] and other != seat)
+        skips = min(skips, others)
+        position = self._next_active(seat)
+        skipped = []
+        for _ in range(skips):
+            skipped.append(position)
+            position = self._next_active(position)
+        if skipped:
+            events.append(Skipped(tuple(skipped)))
+        return position
+
+    def _pass_turn(self, seat: int, events: list[Event]) -> None:
+        self.turn = seat
+        events.append(TurnPassed(seat))
+
+    def _after_action(self, events: list[Event]) -> None:
+        """Count actions without progress and end a game that can no longer end by itself."""
+        self.idle += 1
+        if self.idle >= self.stalemate_limit():
+            self._end_stalemate(events)
+
+    def _end_stalemate(self, events: list[Event]) -> None:
+        """Most cards loses (a tie goes against the later seat from the player to act)."""
+        assert self.turn is not None
+        order = []
+        position = self.turn
+        for _ in range(self.players):
+            if not self.out[position]:
+                order.append(position)
+            position = (position + self.direction) % self.players
+        ranked = sorted(order, key=lambda seat: (self.cards_held(seat), order.index(seat)))
+        if self.rules.mode == "winner":
+            self.winner = ranked[0]
+            self.finished.append(ranked[0])
+        else:
+            self.finished.extend(ranked[:-1])
+            self.loser = ranked[-1]
+        for seat in order:
+            self.out[seat] = True
+        self._end("stalemate", events)
+
+    # -- pick-ups, blind cards, the stock
+
+    def has_legal_play(self, seat: int) -> bool:
+        """Say whether `seat` can play cards from the zone it plays from now."""
+        zone = self.zone_of(seat)
+        if zone == "hand":
+            cards: Iterable[Card] = self.hands[seat]
+        elif zone == "face_up":
+            cards = self.face_up_cards(seat)
+        else:
+            return False
+        constraint = self.table.constraint(self.pile)
+        return any(self.table.allows(constraint, rank) for rank in {c.rank for c in cards})
+
+    def _pick_up(self, action: PickUp) -> list[Event]:
+        seat = action.player
+        zone = self.zone_of(seat) if self.phase == "play" else None
+        add_one = self.rules.face_up_pickup == "add_one"
+        if action.add is not None and not isinstance(action.add, Card):
+            raise IllegalAction(INVALID, "the card to add is not a card")
+        if zone == "face_up" and add_one and action.add is None:
+            raise IllegalAction(INVALID, "name the face-up card you put on the pile first")
+        if action.add is not None and (zone != "face_up" or not add_one):
+            raise IllegalAction(INVALID, "no face-up card is added when picking up here")
+        self._check_play_turn(seat)
+        added: list[Card] = []
+        stacks = self.face_up[seat]
+        if action.add is not None:
+            for stack in stacks:
+                if action.add in stack:
+                    added = stack
+                    break
+            else:
+                raise IllegalAction(NOT_HELD, f"{action.add} is not among your face-up cards")
+        if zone == "face_down":
+            raise IllegalAction(PICKUP_NOT_ALLOWED, "with only face-down cards you turn one over")
+        if not self.pile:
+            raise IllegalAction(PICKUP_NOT_ALLOWED, "there is no pile to pick up")
+        if not self.rules.voluntary_pickup and self.has_legal_play(seat):
+            raise IllegalAction(PICKUP_NOT_ALLOWED, "you can play, so you may not pick up")
+        events: list[Event] = []
+        if added:
+            self.face_up[seat] = [stack for stack in stacks if stack is not added]
+            self.pile.extend(added)
+            self.idle = -1
+        self._take_pile(seat, tuple(added), events)
+        return events
+
+    def _take_pile(self, seat: int, added: tuple[Card, ...], events: list[Event]) -> None:
+        """Move the pile into the hand; `pickup_turn` says who plays next."""
+        count = len(self.pile)
+        self.hands[seat].extend(self.pile)
+        self.pile.clear()
+        previous = self.last_on_pile
+        self.last_on_pile = None
+        events.append(PickedUp(seat, count, added))
+        mode = self.rules.pickup_turn
+        if mode == "same":
+            nxt = seat
+        elif mode == "previous" and previous is not None:
+            nxt = previous if not self.out[previous] else self._next_active(previous)
+        else:
+            nxt = self._next_active(seat)
+        self._pass_turn(nxt, events)
+        self._after_action(events)
+
+    def _flip(self, action: Flip) -> list[Event]:
+        seat = action.player
+        if not isinstance(action.index, int) or isinstance(action.index, bool):
+            raise IllegalAction(INVALID, "name a face-down card by its position")
+        self._check_play_turn(seat)
+        if self.zone_of(seat) != "face_down":
+            raise IllegalAction(NOT_HELD, "face-down cards come last, after hand and face-up")
+        if not 0 <= action.index < len(self.face_down[seat]):
+            raise IllegalAction(NOT_HELD, f"you have no face-down card {action.index + 1}")
+        card = self.face_down[seat].pop(action.index)
+        self.idle = -1
+        events: list[Event] = [Revealed(seat, card, "face_down")]
+        self._play_blind(seat, card, "face_down", events)
+        return events
+
+    def _play_stock(self, action: PlayStock) -> list[Event]:
+        seat = action.player
+        if not self.rules.play_from_stock:
+            raise IllegalAction(INVALID, "these rules don't allow playing from the stock")
+        if self.phase == "play" and not self.stock:
+            raise IllegalAction(INVALID, "the stock is empty")
+        self._check_play_turn(seat)
+        card = self.stock.pop(0)
+        self.idle = -1
+        events: list[Event] = [Revealed(seat, card, "stock")]
+        self._play_blind(seat, card, "stock", events)
+        return events
+
+    def _play_blind(self, seat: int, card: Card, zone: Zone, events: list[Event]) -> None:
+        """A turned card is played if it can be; otherwise the pile is picked up with it."""
+        if self.table.playable_on(self.pile, card.rank):
+            self._put_on_pile(seat, [card], zone, events)
+        else:
+            self.pile.append(card)
+            self._take_pile(seat, (card,), events)
+
+    # -- setup
+
+    def _swap(self, action: Swap) -> list[Event]:
+        seat = action.player
+        if not isinstance(action.hand_card, Card) or not isinstance(action.face_up_card, Card):
+            raise IllegalAction(INVALID, "a swap names a hand card and a face-up card")
+        if self.rules.deal == "choose":
+            raise IllegalAction(INVALID, "with the choose deal you choose face-up cards instead")
+        if not self.rules.swap:
+            raise IllegalAction(INVALID, "these rules don't allow swapping")
+        self._check_setup(seat)
+        hand = _take(self.hands[seat], [action.hand_card])
+        if hand is None:
+            raise IllegalAction(NOT_HELD, f"{action.hand_card} is not in your hand")
+        stacks = self.face_up[seat]
+        index = next((i for i, s in enumerate(stacks) if action.face_up_card in s), None)
+        if index is None:
+            raise IllegalAction(NOT_HELD, f"{action.face_up_card} is not among your face-up cards")
+        if len(stacks[index]) > 1:
+            raise IllegalAction(INVALID, "a stacked face-up card can't be swapped")
+        stacks[index] = [action.hand_card]
+        hand.append(action.face_up_card)
+        self.hands[seat] = hand
+        return [Swapped(seat, action.hand_card, action.face_up_card)]
+
+    def _choose(self, action: Choose) -> list[Event]:
+        seat = action.player
+        cards = list(action.cards)
+        if not all(isinstance(card, Card) for card in cards):
+            raise IllegalAction(INVALID, "choose names cards")
+        if self.rules.deal != "choose":
+            raise IllegalAction(INVALID, "with the classic deal the face-up cards are dealt")
+        if len(cards) != self.rules.table_cards:
+            raise IllegalAction(INVALID, f"choose exactly {self.rules.table_cards} cards")
+        self._check_setup(seat)
+        if any(len(stack) > 1 for stack in self.face_up[seat]):
+            raise IllegalAction(INVALID, "you have stacked cards; your face-up cards are set")
+        pool = self.hands[seat] + self.face_up_cards(seat)
+        rest = _take(pool, cards)
+        if rest is None:
+            raise IllegalAction(NOT_HELD, "you can only choose cards from your hand")
+        self.hands[seat] = rest
+        self.face_up[seat] = [[card] for card in cards]
+        self.chosen[seat] = True
+        return [Chose(seat, tuple(cards))]
+
+    def _stack(self, action: Stack) -> list[Event]:
+        seat = action.player
+        cards = list(action.cards)
+        if not cards or not all(isinstance(card, Card) for card in cards):
+            raise IllegalAction(INVALID, "stack names one or more hand cards")
+        if not self.rules.stacking:
+            raise IllegalAction(INVALID, "these rules don't allow stacking")
+        self._check_setup(seat)
+        if not self.chosen[seat]:
+            raise IllegalAction(INVALID, "choose your face-up cards first")
+        if any(card.rank != cards[0].rank for card in cards):
+            raise IllegalAction(MIXED_RANKS, "a stack holds cards of one rank")
+        rest = _take(self.hands[seat], cards)
+        if rest is None:
+            raise IllegalAction(NOT_HELD, "those cards are not in your hand")
+        target = next((s for s in self.face_up[seat] if s[0].rank == cards[0].rank), None)
+        if target is None:
+            raise IllegalAction(INVALID, "you have no face-up card of that rank to stack on")
+        target.extend(cards)
+        self.hands[seat] = rest
+        events: list[Event] = [Stacked(seat, tuple(cards))]
+        self._refill(seat, events)
+        return events
+
+    def _ready(self, action: Ready) -> list[Event]:
+        seat = action.player
+        self._check_setup(seat)
+        if not self.chosen[seat]:
+            raise IllegalAction(
+                INVALID, f"choose your {self.rules.table_cards} face-up cards first"
+            )
+        self.ready[seat] = True
+        events: list[Event] = [MarkedReady(seat)]
+        if all(self.ready):
+            self._start_play(events)
+        return events
+
+    def _start_play(self, events: list[Event]) -> None:
+        first, reason = self._first_player()
+        self.phase = "play"
+        self.turn = first
+        self.idle = 0
+        events.append(PlayStarted(first, reason))
+
+    def _first_player(self) -> tuple[int, str]:
+        """Find who leads, by `first_player`."""
+        how = self.rules.first_player
+        order = self.seat_order()
+        loser = self.previous_loser
+        if how == "loser" and loser is not None and 0 <= loser < self.players:
+            return loser, "loser"
+        if how in ("random", "loser"):
+            return self.rng.randrange(self.players), "random"
+        powered = self.table.powered
+        plain = [rank for rank in ALL_RANKS if not powered[rank]]
+        if how == "lowest_by_suit":
+            best: tuple[int, int] | None = None
+            leader = order[0]
+            for seat in order:
+                for card in self.hands[seat] + self.face_up_cards(seat):
+                    if powered[card.rank]:
+                        continue
+                    key = (card.rank, _SUIT_PRIORITY.get(card.suit or "", 4))
+                    if best is None or key < best:
+                        best, leader = key, seat
+            return leader, "lowest_by_suit"
+        for rank in plain:
+            for seat in order:
+                if any(card.rank == rank for card in self.face_up_cards(seat)):
+                    return seat, "lowest"
+            for seat in order:
+                if any(card.rank == rank for card in self.hands[seat]):
+                    return seat, "lowest"
+        return order[0], "lowest"
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action `seat` may take now, in a stable order (one card choice per play)."""
+        if self.phase == "setup":
+            return self._legal_setup(seat)
+        if self.phase != "play" or self.turn != seat:
+            return []
+        actions: list[Action] = []
+        zone = self.zone_of(seat)
+        constraint = self.table.constraint(self.pile)
+        allows = self.table.allows
+        can_play = False
+        if zone == "hand" or (zone == "face_up" and self._face_up_singles(seat)):
+            cards = self.hands[seat] if zone == "hand" else self.face_up_cards(seat)
+            by_rank: dict[int, list[Card]] = {}
+            for card in sorted(cards, key=sort_key):
+                by_rank.setdefault(card.rank, []).append(card)
+            for rank, group in sorted(by_rank.items()):
+                if allows(constraint, rank):
+                    can_play = True
+                    for count in range(1, len(group) + 1):
+                        actions.append(Play(seat, tuple(group[:count])))
+            if self.rules.runs:
+                for run in self._runs(cards):
+                    can_play = True
+                    actions.append(Play(seat, run))
+        elif zone == "face_up":
+            for stacked in self._stack_plays(seat):
+                if allows(constraint, stacked[0].rank):
+                    can_play = True
+                    actions.append(Play(seat, stacked))
+        elif zone == "face_down":
+            actions.extend(Flip(seat, index) for index in range(len(self.face_down[seat])))
+        if self.rules.play_from_stock and self.stock:
+            actions.append(PlayStock(seat))
+        if zone != "face_down" and self.pile and (self.rules.voluntary_pickup or not can_play):
+            if zone == "face_up" and self.rules.face_up_pickup == "add_one":
+                seen: set[Card] = set()
+                for stack in self.face_up[seat]:
+                    if stack[0] not in seen:
+                        seen.add(stack[0])
+                        actions.append(PickUp(seat, stack[0]))
+            else:
+                actions.append(PickUp(seat))
+        return actions
+
+    def _face_up_singles(self, seat: int) -> bool:
+        return all(len(stack) == 1 for stack in self.face_up[seat])
+
+    def _stack_plays(self, seat: int) -> list[tuple[Card, ...]]:
+        """Every distinct union of whole face-up stacks of one rank."""
+        by_rank: dict[int, list[list[Card]]] = {}
+        for stack in self.face_up[seat]:
+            by_rank.setdefault(stack[0].rank, []).append(stack)
+        plays: list[tuple[Card, ...]] = []
+        for _rank, stacks in sorted(by_rank.items()):
+            seen: set[tuple[Card, ...]] = set()
+            for size in range(1, len(stacks) + 1):
+                for picked in combinations(stacks, size):
+                    cards = tuple(sorted((c for s in picked for c in s), key=sort_key))
+                    if cards not in seen:
+                        seen.add(cards)
+                        plays.append(cards)
+        return plays
+
+    def _runs(self, cards: Sequence[Card]) -> list[tuple[Card, ...]]:
+        """Every legal run of two or more cards among `cards`."""
+        runs: list[tuple[Card, ...]] = []
+        by_suit: dict[str, set[int]] = {}
+        for card in cards:
+            if card.suit is not None:
+                by_suit.setdefault(card.suit, set()).add(card.rank)
+        for suit in sorted(by_suit):
+            ranks = by_suit[suit]
+            for start in sorted(ranks):
+                pile = list(self.pile)
+                run: list[Card] = []
+                rank = start
+                while rank in ranks:
+                    card = Card(rank, suit)  # type: ignore[arg-type]
+                    if not self.table.playable_on(pile, rank):
+                        break
+                    run.append(card)
+                    pile.append(card)
+                    if len(run) >= 2:
+                        runs.append(tuple(run))
+                    if self.table.burn[rank]:
+                        break
+                    rank += 1
+        return runs
+
+    def _legal_setup(self, seat: int) -> list[Action]:
+        if self.ready[seat]:
+            return []
+        actions: list[Action] = []
+        rules = self.rules
+        hand = sorted(self.hands[seat], key=sort_key)
+        if rules.deal == "choose":
+            pool = sorted(hand + self.face_up_cards(seat), key=sort_key)
+            if self._face_up_singles(seat):
+                seen: set[tuple[Card, ...]] = set()
+                for picked in combinations(pool, rules.table_cards):
+                    if picked not in seen:
+                        seen.add(picked)
+                        actions.append(Choose(seat, picked))
+        elif rules.swap:
+            singles = sorted({s[0] for s in self.face_up[seat] if len(s) == 1}, key=sort_key)
+            for hand_card in sorted(set(hand), key=sort_key):
+                for face_up_card in singles:
+                    if hand_card != face_up_card:
+                        actions.append(Swap(seat, hand_card, face_up_card))
+        if rules.stacking and self.chosen[seat]:
+            stack_ranks = {s[0].rank for s in self.face_up[seat]}
+            by_rank: dict[int, list[Card]] = {}
+            for card in hand:
+                if card.rank in stack_ranks:
+                    by_rank.setdefault(card.rank, []).append(card)
+            for _rank, group in sorted(by_rank.items()):
+                for count in range(1, len(group) + 1):
+                    actions.append(Stack(seat, tuple(group[:count])))
+        if self.chosen[seat]:
+            actions.append(Ready(seat))
+        return actions
+
+    def to_act(self) -> list[int]:
+        """Seats that may act now: everyone not ready in setup, else the player to act."""
+        if self.phase == "setup":
+            return [seat for seat in range(self.players) if not self.ready[seat]]
+        if self.phase == "play" and self.turn is not None:
+            return [self.turn]
+        return []

@@ -1,0 +1,166 @@
+"""JSON round-trip of a game in progress: rules, state and random state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.actions import Action, Choose, Flip, PickUp, Play, PlayStock, Ready, Stack, Swap
+from engine.cards import Card, format_cards, parse_card, parse_cards
+from engine.game import Game
+from engine.rules import rules_from_json, rules_to_json
+
+FORMAT = 1
+
+
+def game_to_json(game: Game) -> dict[str, Any]:
+    """Write everything needed to resume `game` exactly."""
+    version, internal, gauss = game.rng.getstate()
+    return {
+        "format": FORMAT,
+        "rules": rules_to_json(game.rules),
+        "players": game.players,
+        "dealer": game.dealer,
+        "seed": game.seed,
+        "previous_loser": game.previous_loser,
+        "rng": [version, list(internal), gauss],
+        "phase": game.phase,
+        "turn": game.turn,
+        "direction": game.direction,
+        "hands": [format_cards(hand) for hand in game.hands],
+        "face_up": [[format_cards(stack) for stack in stacks] for stacks in game.face_up],
+        "face_down": [format_cards(cards) for cards in game.face_down],
+        "stock": format_cards(game.stock),
+        "pile": format_cards(game.pile),
+        "burned": format_cards(game.burned),
+        "finished": list(game.finished),
+        "out": list(game.out),
+        "loser": game.loser,
+        "winner": game.winner,
+        "end_reason": game.end_reason,
+        "ready": list(game.ready),
+        "chosen": list(game.chosen),
+        "last_on_pile": game.last_on_pile,
+        "idle": game.idle,
+        "moves": game.moves,
+    }
+
+
+def game_from_json(data: dict[str, Any]) -> Game:
+    """Rebuild a game written by `game_to_json`."""
+    if data.get("format") != FORMAT:
+        raise ValueError(f"unknown game format {data.get('format')!r}")
+    rules = rules_from_json(data["rules"])
+    game = Game(
+        rules,
+        data["players"],
+        dealer=data["dealer"],
+        seed=data["seed"],
+        previous_loser=data["previous_loser"],
+    )
+    version, internal, gauss = data["rng"]
+    game.rng.setstate((version, tuple(internal), gauss))
+    game.phase = data["phase"]
+    game.turn = data["turn"]
+    game.direction = data["direction"]
+    game.hands = [parse_cards(hand) for hand in data["hands"]]
+    game.face_up = [[parse_cards(stack) for stack in stacks] for stacks in data["face_up"]]
+    game.face_down = [parse_cards(cards) for cards in data["face_down"]]
+    game.stock = parse_cards(data["stock"])
+    game.pile = parse_cards(data["pile"])
+    game.burned = parse_cards(data["burned"])
+    game.finished = list(data["finished"])
+    game.out = list(data["out"])
+    game.loser = data["loser"]
+    game.winner = data["winner"]
+    game.end_reason = data["end_reason"]
+    game.ready = list(data["ready"])
+    game.chosen = list(data["chosen"])
+    game.last_on_pile = data["last_on_pile"]
+    game.idle = data["idle"]
+    game.moves = data["moves"]
+    return game
+
+
+def _card(card: Card | None) -> str | None:
+    return None if card is None else str(card)
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """Write an action in the scenario vocabulary (`play`, `flip`, `pickup`...)."""
+    out: dict[str, Any] = {"player": action.player}
+    if isinstance(action, Play):
+        out["play"] = format_cards(action.cards)
+    elif isinstance(action, Flip):
+        out["flip"] = action.index
+    elif isinstance(action, PickUp):
+        out["pickup"] = True
+        if action.add is not None:
+            out["add"] = _card(action.add)
+    elif isinstance(action, PlayStock):
+        out["stock"] = True
+    elif isinstance(action, Swap):
+        out["swap"] = [str(action.hand_card), str(action.face_up_card)]
+    elif isinstance(action, Choose):
+        out["choose"] = format_cards(action.cards)
+    elif isinstance(action, Stack):
+        out["stack"] = format_cards(action.cards)
+    elif isinstance(action, Ready):
+        out["ready"] = True
+    return out
+
+
+class ActionFormatError(ValueError):
+    """An action in JSON is malformed."""
+
+
+ACTION_KEYS = ("play", "flip", "pickup", "stock", "swap", "choose", "ready", "stack")
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    """Read an action in the scenario vocabulary; raise `ActionFormatError` when malformed."""
+    player = data.get("player")
+    if not isinstance(player, int) or isinstance(player, bool):
+        raise ActionFormatError("an action names its player by index")
+    present = [key for key in ACTION_KEYS if key in data]
+    if len(present) != 1:
+        raise ActionFormatError(f"an action has exactly one of {', '.join(ACTION_KEYS)}")
+    key = present[0]
+    value = data[key]
+    try:
+        if key == "play":
+            return Play(player, tuple(_card_list(value)))
+        if key == "flip":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ActionFormatError("flip takes a face-down position")
+            return Flip(player, value)
+        if key == "pickup":
+            if value is not True:
+                raise ActionFormatError("pickup is true")
+            add = data.get("add")
+            return PickUp(player, None if add is None else parse_card(add))
+        if key == "stock":
+            if value is not True:
+                raise ActionFormatError("stock is true")
+            return PlayStock(player)
+        if key == "swap":
+            cards = _card_list(value)
+            if len(cards) != 2:
+                raise ActionFormatError("swap takes [hand card, face-up card]")
+            return Swap(player, cards[0], cards[1])
+        if key == "choose":
+            return Choose(player, tuple(_card_list(value)))
+        if key == "stack":
+            return Stack(player, tuple(_card_list(value)))
+        if value is not True:
+            raise ActionFormatError("ready is true")
+        return Ready(player)
+    except ValueError as exc:
+        if isinstance(exc, ActionFormatError):
+            raise
+        raise ActionFormatError(str(exc)) from None
+
+
+def _card_list(value: object) -> list[Card]:
+    if not isinstance(value, list) or not value:
+        raise ActionFormatError("give a non-empty list of cards")
+    return [parse_card(text) for text in value]

@@ -1,0 +1,108 @@
+"""What one player, or a spectator, may see of a game."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.actions import Action
+from engine.cards import Card, sort_key
+from engine.game import Game, Phase
+from engine.pile import Constraint
+from engine.rules import RuleSet
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat as everyone sees it: face-up cards and counts, never hidden cards."""
+
+    seat: int
+    hand_count: int
+    face_up: tuple[tuple[Card, ...], ...]
+    face_down_count: int
+    out: bool
+    place: int | None
+    ready: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The public table: what a spectator sees."""
+
+    rules: RuleSet
+    phase: Phase
+    turn: int | None
+    direction: int
+    pile: tuple[Card, ...]
+    constraint: Constraint
+    stock_count: int
+    burned: tuple[Card, ...]
+    seats: tuple[SeatView, ...]
+    finished: tuple[int, ...]
+    loser: int | None
+    winner: int | None
+    end_reason: str | None
+    last_on_pile: int | None
+    dealer: int
+
+    @property
+    def pile_top(self) -> Card | None:
+        return self.pile[-1] if self.pile else None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """The table plus what only `seat` may see: their hand and their legal actions."""
+
+    seat: int
+    table: TableView
+    hand: tuple[Card, ...]
+    legal: tuple[Action, ...]
+    chosen: bool
+
+    @property
+    def my_turn(self) -> bool:
+        return bool(self.legal) and self.table.phase == "play"
+
+
+def table_view(game: Game) -> TableView:
+    """Build the spectator's view."""
+    seats = tuple(
+        SeatView(
+            seat=seat,
+            hand_count=len(game.hands[seat]),
+            face_up=tuple(tuple(stack) for stack in game.face_up[seat]),
+            face_down_count=len(game.face_down[seat]),
+            out=game.out[seat] and seat != game.loser,
+            place=game.finished.index(seat) + 1 if seat in game.finished else None,
+            ready=game.ready[seat],
+        )
+        for seat in range(game.players)
+    )
+    return TableView(
+        rules=game.rules,
+        phase=game.phase,
+        turn=game.turn,
+        direction=game.direction,
+        pile=tuple(game.pile),
+        constraint=game.table.constraint(game.pile),
+        stock_count=len(game.stock),
+        burned=tuple(game.burned),
+        seats=seats,
+        finished=tuple(game.finished),
+        loser=game.loser,
+        winner=game.winner,
+        end_reason=game.end_reason,
+        last_on_pile=game.last_on_pile,
+        dealer=game.dealer,
+    )
+
+
+def player_view(game: Game, seat: int) -> PlayerView:
+    """Build what `seat` may see: never a face-down card, not even their own."""
+    return PlayerView(
+        seat=seat,
+        table=table_view(game),
+        hand=tuple(sorted(game.hands[seat], key=sort_key)),
+        legal=tuple(game.legal_actions(seat)),
+        chosen=game.chosen[seat],
+    )
