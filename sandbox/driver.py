@@ -9,6 +9,7 @@ hears of it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,7 @@ from sandbox.world import (
 
 Ref = int | str
 
+POLL = 0.05
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER = 3, 4, 5, 6, 7, 8, 9, 10
 
@@ -166,14 +168,19 @@ class Driver:
     # waiting
 
     async def wait_until(self, condition: Callable[[], Any], *, timeout: float = 5.0) -> Any:
-        """Wait until `condition()` is truthy (re-checked on every change); return its value."""
+        """Wait until `condition()` is truthy and return its value.
+
+        It is checked on every change to the world and every `POLL` seconds, for
+        conditions on the bot's side.
+        """
         async with asyncio.timeout(timeout):
             while True:
                 changed = self.world.changed
                 value = condition()
                 if value:
                     return value
-                await changed.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), POLL)
 
     async def wait_ready(self, timeout: float = 10.0) -> None:
         """Wait until a bot has identified and received its guilds."""
