@@ -1,0 +1,357 @@
+"""The bot's SQLite storage: every SQL statement of the bot lives in this module."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from bot.guild_settings import GuildSettings
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+_MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+class StorageError(Exception):
+    """The database cannot be used by this version of the bot; the message says why."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered schema change read from `migrations/NNNN_name.sql`."""
+
+    version: int
+    name: str
+    sql: str
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """One seat of a finished game."""
+
+    user_id: int
+    name: str
+    is_bot: bool
+    place: int | None
+    loser: bool
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished game as the leaderboard and stats read it."""
+
+    guild_id: int
+    channel_id: int
+    preset: str | None
+    rules: dict[str, Any]
+    started_at: datetime
+    ended_at: datetime
+    moves: int
+    end_reason: str
+    players: list[PlayerRecord]
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """A running table's full state, as the table service writes it after every action."""
+
+    table_id: str
+    guild_id: int
+    channel_id: int
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    """One player's totals on a server's leaderboard."""
+
+    user_id: int
+    name: str
+    is_bot: bool
+    games: int
+    losses: int
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One game a member played, for their stats."""
+
+    ended_at: datetime
+    preset: str | None
+    loser: bool
+    place: int | None
+
+
+def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """Read the migration files in order; refuse gaps and stray names."""
+    migrations = []
+    for path in sorted(directory.glob("*.sql")):
+        match = _MIGRATION_FILE.match(path.name)
+        if match is None:
+            raise StorageError(f"{path}: a migration file is named NNNN_name.sql")
+        migrations.append(Migration(int(match[1]), match[2], path.read_text(encoding="utf-8")))
+    for expected, migration in enumerate(migrations, start=1):
+        if migration.version != expected:
+            raise StorageError(
+                f"migration {migration.version:04d}_{migration.name}: "
+                f"expected number {expected:04d}"
+            )
+    return migrations
+
+
+def _timestamp(moment: datetime) -> str:
+    """Write a moment as sortable UTC text (naive moments are taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _now() -> str:
+    return _timestamp(datetime.now(UTC))
+
+
+async def schema_version(db: aiosqlite.Connection) -> int:
+    """Read the schema version kept in the database."""
+    async with db.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def migrate(
+    db: aiosqlite.Connection, migrations: list[Migration], target: int | None = None
+) -> int:
+    """Apply the migrations the database lacks, each in its own transaction; return the version."""
+    latest = migrations[-1].version if migrations else 0
+    target = latest if target is None else target
+    current = await schema_version(db)
+    if current > latest:
+        raise StorageError(
+            f"The database is at schema version {current}, newer than this bot knows "
+            f"(up to {latest}). Run a newer version of the bot, or point DATABASE_PATH "
+            "at another file."
+        )
+    for migration in migrations:
+        if current < migration.version <= target:
+            try:
+                # executescript runs the file as written; BEGIN..COMMIT makes it all or nothing,
+                # version included (PRAGMA user_version is transactional).
+                await db.executescript(
+                    f"BEGIN IMMEDIATE;\n{migration.sql}\n"
+                    f"PRAGMA user_version = {migration.version:d};\nCOMMIT;"
+                )
+            except sqlite3.Error as exc:
+                if db.in_transaction:
+                    await db.execute("ROLLBACK")
+                raise StorageError(
+                    f"migration {migration.version:04d}_{migration.name} failed: {exc}"
+                ) from exc
+            current = migration.version
+    return current
+
+
+class Storage:
+    """One aiosqlite connection; each public method is one transaction."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path | str, migrations: list[Migration] | None = None) -> Storage:
+        """Open (creating) the database, turn on WAL and foreign keys, and migrate it."""
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(str(path), isolation_level=None)
+        try:
+            await db.execute("PRAGMA journal_mode = WAL")
+            await db.execute("PRAGMA synchronous = FULL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute("PRAGMA busy_timeout = 5000")
+            await migrate(db, load_migrations() if migrations is None else migrations)
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db)
+
+    async def close(self) -> None:
+        """Close the connection."""
+        await self._db.close()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """Run statements as one transaction that no other coroutine interleaves with."""
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    # Running tables
+
+    async def save_table(self, table: StoredTable) -> None:
+        """Insert or replace a running table's state."""
+        async with self._transaction() as db:
+            await self._upsert_table(db, table)
+
+    @staticmethod
+    async def _upsert_table(db: aiosqlite.Connection, table: StoredTable) -> None:
+        await db.execute(
+            "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (table_id) DO UPDATE SET guild_id = excluded.guild_id, "
+            "channel_id = excluded.channel_id, state = excluded.state, "
+            "updated_at = excluded.updated_at",
+            (
+                table.table_id,
+                table.guild_id,
+                table.channel_id,
+                json.dumps(table.state, separators=(",", ":")),
+                _now(),
+            ),
+        )
+
+    async def finish_table(self, table_id: str, record: GameRecord) -> None:
+        """Record a finished game and delete its running table, both or neither."""
+        async with self._transaction() as db:
+            await self._insert_game(db, record)
+            await db.execute("DELETE FROM running_tables WHERE table_id = ?", (table_id,))
+
+    async def delete_table(self, table_id: str) -> None:
+        """Forget a running table that ended without a result."""
+        async with self._transaction() as db:
+            await db.execute("DELETE FROM running_tables WHERE table_id = ?", (table_id,))
+
+    async def running_tables(self) -> list[StoredTable]:
+        """Read every running table, to restore them at start."""
+        async with self._db.execute(
+            "SELECT table_id, guild_id, channel_id, state FROM running_tables ORDER BY table_id"
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [StoredTable(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
+
+    # Finished games
+
+    @staticmethod
+    async def _insert_game(db: aiosqlite.Connection, record: GameRecord) -> int:
+        cursor = await db.execute(
+            "INSERT INTO games (guild_id, channel_id, preset, rules, started_at, ended_at, "
+            "moves, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.guild_id,
+                record.channel_id,
+                record.preset,
+                json.dumps(record.rules, separators=(",", ":")),
+                _timestamp(record.started_at),
+                _timestamp(record.ended_at),
+                record.moves,
+                record.end_reason,
+            ),
+        )
+        game_id = cursor.lastrowid
+        assert game_id is not None
+        await db.executemany(
+            "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, place, loser) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (game_id, seat, p.user_id, p.name, int(p.is_bot), p.place, int(p.loser))
+                for seat, p in enumerate(record.players)
+            ],
+        )
+        return game_id
+
+    async def record_game(self, record: GameRecord) -> int:
+        """Record a finished game that had no running table; return its id."""
+        async with self._transaction() as db:
+            return await self._insert_game(db, record)
+
+    async def leaderboard(self, guild_id: int, since: datetime | None = None) -> list[LeaderRow]:
+        """Total games and losses per player on a server, optionally since a moment."""
+        async with self._db.execute(
+            # A person is one user id (named as in their latest game: SQLite takes bare columns
+            # from the MAX row); computer players are told apart by name.
+            "SELECT p.user_id, p.name, p.is_bot, COUNT(*), SUM(p.loser), MAX(g.ended_at) "
+            "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
+            "WHERE g.guild_id = ? AND g.ended_at >= ? AND p.user_id IS NOT NULL "
+            "GROUP BY p.is_bot, p.user_id, CASE WHEN p.is_bot THEN p.name END",
+            (guild_id, _timestamp(since) if since else ""),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [LeaderRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
+
+    async def played_games(self, guild_id: int, user_id: int) -> list[PlayedGame]:
+        """A member's games on a server, oldest first."""
+        async with self._db.execute(
+            "SELECT g.ended_at, g.preset, p.loser, p.place "
+            "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
+            "WHERE p.user_id = ? AND p.is_bot = 0 AND g.guild_id = ? "
+            "ORDER BY g.ended_at, g.id",
+            (user_id, guild_id),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [
+            PlayedGame(datetime.fromisoformat(row[0]), row[1], bool(row[2]), row[3]) for row in rows
+        ]
+
+    async def forget_member(self, user_id: int) -> int:
+        """Anonymise a person's seats in every recorded game; return how many there were."""
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE game_players SET user_id = NULL, name = NULL "
+                "WHERE user_id = ? AND is_bot = 0",
+                (user_id,),
+            )
+            return cursor.rowcount
+
+    # Server settings
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """Read a server's settings, or the defaults when it has none."""
+        async with self._db.execute(
+            "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset "
+            "FROM guild_settings WHERE guild_id = ?",
+            (guild_id,),
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return GuildSettings()
+        return GuildSettings(
+            preset=row[0],
+            overrides=json.loads(row[1]),
+            turn_seconds=row[2],
+            idle_turns=row[3],
+            host_may_pick_preset=bool(row[4]),
+        )
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        """Insert or replace a server's settings."""
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
+                "idle_turns, host_may_pick_preset, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
+                "overrides = excluded.overrides, turn_seconds = excluded.turn_seconds, "
+                "idle_turns = excluded.idle_turns, "
+                "host_may_pick_preset = excluded.host_may_pick_preset, "
+                "updated_at = excluded.updated_at",
+                (
+                    guild_id,
+                    settings.preset,
+                    json.dumps(settings.overrides, separators=(",", ":")),
+                    settings.turn_seconds,
+                    settings.idle_turns,
+                    int(settings.host_may_pick_preset),
+                    _now(),
+                ),
+            )
