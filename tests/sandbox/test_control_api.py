@@ -1,0 +1,118 @@
+"""The HTTP control API does what the driver does; `python -m bot` plays in the sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from sandbox.server import Sandbox
+from tests.sandbox.contract_bot import ContractBot
+
+
+@pytest.fixture
+async def http(sandbox: Sandbox) -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession(base_url=sandbox.url) as session:
+        yield session
+
+
+async def call(http: aiohttp.ClientSession, method: str, path: str, **kwargs: Any) -> Any:
+    async with http.request(method, "/_sandbox" + path, **kwargs) as response:
+        assert response.headers["Content-Type"] == "application/json"
+        return response.status, await response.json()
+
+
+async def test_a_game_through_the_control_api(
+    bot: ContractBot, http: aiohttp.ClientSession
+) -> None:
+    status, alice = await call(http, "POST", "/users", json={"name": "alice"})
+    assert status == 201 and alice["moderator"] is False and alice["dms_open"] is True
+    status, channel = await call(http, "POST", "/channels", json={"name": "table-1"})
+    assert status == 201
+    command = {
+        "type": "command",
+        "user": alice["id"],
+        "channel": channel["id"],
+        "name": "shithead create",
+        "options": {"preset": "classic"},
+    }
+    status, created = await call(http, "POST", "/interactions", json=command)
+    assert status == 200 and created["status"] == "answered"
+    message = created["response"]
+    assert set(message) >= {"id", "author", "content", "embeds", "components", "ephemeral"}
+    click = {"type": "button", "user": "alice", "message": message["id"], "custom_id": "join"}
+    _, clicked = await call(http, "POST", "/interactions", json=click)
+    assert clicked["response"]["content"] == "alice joined"
+    choice = {**click, "type": "select", "custom_id": "pick", "values": ["low"]}
+    _, picked = await call(http, "POST", "/interactions", json=choice)
+    assert picked["response"]["content"] == "picked low"
+
+    _, seen = await call(http, "GET", f"/channels/{channel['id']}/messages?as=alice&limit=5")
+    assert [(m["content"], m["edited"]) for m in seen] == [("picked low", True)]
+    _, state = await call(http, "GET", "/state")
+    assert state["bot"]["ready"]
+    assert [c["name"] for c in state["guilds"][0]["channels"]] == ["general", "table-1"]
+    _, log = await call(http, "GET", "/log?since=3")
+    assert [e["seq"] for e in log] == list(range(4, 4 + len(log)))
+    assert {e["route"] for e in log} == {
+        "/interactions/{interaction_id}/{interaction_token}/callback"
+    }
+
+
+async def test_dms_and_refusals_through_the_control_api(
+    bot: ContractBot, http: aiohttp.ClientSession
+) -> None:
+    await call(http, "POST", "/users", json={"name": "alice"})
+    await call(http, "POST", "/users", json={"name": "carol", "dms_open": False})
+    command = {"type": "command", "user": "alice", "channel": "general", "name": "shithead dm"}
+    await call(http, "POST", "/interactions", json=command)
+    _, dms = await call(http, "GET", "/users/alice/dms?limit=1")
+    assert [m["content"] for m in dms] == ["your cards: 3♠ 7♥"]
+    status, refused = await call(
+        http, "POST", "/interactions", json={**command, "name": "shithead-admin reset"}
+    )
+    assert status == 403 and "lacks the permissions" in refused["error"]
+    status, refused = await call(http, "POST", "/interactions", json={"type": "wave"})
+    assert status == 400
+    status, refused = await call(http, "POST", "/users", json={"name": "alice"})
+    assert status == 400 and "taken" in refused["error"]
+    status, _ = await call(http, "GET", "/users/nobody/dms")
+    assert status == 404
+
+
+async def test_python_m_bot_without_a_token_plays_in_the_sandbox(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env.update(SANDBOX_PORT="0", DATABASE_PATH=str(tmp_path / "db.sqlite3"), DISCORD_TOKEN="")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        first_line = (await asyncio.wait_for(process.stdout.readline(), 20)).decode()
+        url = re.search(r"http://127\.0\.0\.1:\d+", first_line)
+        assert url is not None, first_line
+        async with aiohttp.ClientSession(base_url=url[0]) as session:
+            for _ in range(200):
+                async with session.get("/_sandbox/state") as response:
+                    state = await response.json()
+                if state["bot"]["ready"]:
+                    break
+                await asyncio.sleep(0.05)
+        assert state["bot"]["ready"] and state["bot"]["name"] == "Shithead"
+    finally:
+        process.terminate()
+        await process.wait()
