@@ -144,7 +144,7 @@ class Driver:
     def dms(self, user: Ref, *, limit: int = 50) -> list[JSON]:
         """Return the bot's last `limit` DMs to a user, oldest first."""
         target = self._user(user)
-        return self.messages(self.world.dm_channel(target).id, limit=limit)
+        return self.messages(self.world.dm_channel(target).id, as_user=target.id, limit=limit)
 
     def log(self, since: int = 0) -> list[JSON]:
         """Return every REST call the bot made after call number `since`."""

@@ -110,13 +110,12 @@ class Gateway:
             json.dumps({"op": DISPATCH, "t": event, "s": session.seq, "d": data})
         )
 
-    async def dispatch(self, event: str, data: JSON) -> bool:
-        """Send an event to the connected bot; tell whether there was one."""
+    async def dispatch(self, event: str, data: JSON) -> None:
+        """Send an event to the connected bot, if there is one."""
         if self.current is None or self.current.ws is None or self.current.ws.closed:
             log.info("no bot connected: %s dropped", event)
-            return False
+            return
         await self._send(self.current, event, data)
-        return True
 
     async def reconnect(self) -> None:
         """Ask the bot to reconnect (op 7); it comes back with a RESUME."""

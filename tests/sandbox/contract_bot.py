@@ -150,7 +150,7 @@ def game_commands() -> app_commands.Group:
     async def dm(interaction: discord.Interaction) -> None:
         bot = _bot(interaction)
         try:
-            await interaction.user.send("your cards: 3♠ 7♥")
+            await interaction.user.send("your cards: 3♠ 7♥", view=table_view(9))
         except discord.Forbidden as error:
             bot.errors.append(error)
             await interaction.response.send_message(f"DMs closed ({error.code})", ephemeral=True)

@@ -198,7 +198,11 @@ async def test_dm_to_open_and_closed_users(bot: ContractBot, driver: Driver) -> 
     await driver.create_user("carol", dms_open=False)
     sent = await driver.command("alice", "general", "shithead dm")
     assert sent["response"]["content"] == "sent you a DM"
-    assert [m["content"] for m in driver.dms("alice")] == ["your cards: 3♠ 7♥"]
+    [hand] = driver.dms("alice")
+    assert hand["content"] == "your cards: 3♠ 7♥"
+    played = await driver.click("alice", hand["id"], "play:9")
+    assert played["response"]["content"].startswith("played in game 9")
+    assert [m["content"] for m in driver.dms("alice")][1:] == [played["response"]["content"]]
     refused = await driver.command("carol", "general", "shithead dm")
     assert refused["response"]["content"] == "DMs closed (50007)"
     assert [e.status for e in bot.errors] == [403]
