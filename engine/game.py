@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations, pairwise
-from typing import Literal
+from typing import Any, Literal
 
 from engine.actions import (
     Action,
@@ -202,7 +202,7 @@ class Game:
 
     def stalemate_limit(self) -> int:
         """Actions without progress after which the game is a stalemate."""
-        return STALEMATE_BASE + STALEMATE_PER_PLAYER * len(self.active_players())
+        return STALEMATE_BASE + STALEMATE_PER_PLAYER * self.out.count(False)
 
     # ------------------------------------------------------------------ apply
 
@@ -210,24 +210,10 @@ class Game:
         """Carry out `action` and say what happened, or raise `IllegalAction` and change nothing."""
         if not isinstance(action.player, int) or not 0 <= action.player < self.players:
             raise IllegalAction(INVALID, f"there is no player {action.player!r} at this table")
-        if isinstance(action, Play):
-            events = self._play(action)
-        elif isinstance(action, PickUp):
-            events = self._pick_up(action)
-        elif isinstance(action, Flip):
-            events = self._flip(action)
-        elif isinstance(action, PlayStock):
-            events = self._play_stock(action)
-        elif isinstance(action, Swap):
-            events = self._swap(action)
-        elif isinstance(action, Choose):
-            events = self._choose(action)
-        elif isinstance(action, Stack):
-            events = self._stack(action)
-        elif isinstance(action, Ready):
-            events = self._ready(action)
-        else:
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
             raise IllegalAction(INVALID, f"unknown action {action!r}")
+        events = handler(self, action)
         self.moves += 1
         return events
 
@@ -266,7 +252,7 @@ class Game:
         else:
             raise IllegalAction(NOT_HELD, "you play a face-down card by turning it over")
         is_run = False
-        if any(card.rank != cards[0].rank for card in cards):
+        if len(cards) > 1 and any(card.rank != cards[0].rank for card in cards):
             if not (self.rules.runs and _is_run_shape(cards)):
                 raise IllegalAction(MIXED_RANKS, "cards played together must have one rank")
             is_run = True
@@ -322,8 +308,16 @@ class Game:
         events.append(Played(seat, tuple(cards), zone))
         self.pile.extend(cards)
         self.last_on_pile = seat
+        first = cards[0].rank
+        if len(cards) == 1 or all(card.rank == first for card in cards):
+            burn, reverse = table.burn[first], table.reverse[first]
+            skips = len(cards) if table.skip[first] else 0
+        else:  # a run: each card's power counts
+            burn = any(table.burn[card.rank] for card in cards)
+            reverse = any(table.reverse[card.rank] for card in cards)
+            skips = sum(1 for card in cards if table.skip[card.rank])
         burned = False
-        if any(table.burn[card.rank] for card in cards):
+        if burn:
             burned = True
             events.append(Burned(seat, len(self.pile), "power"))
         elif self._four_of_a_kind(cards):
@@ -334,10 +328,9 @@ class Game:
             self.pile.clear()
             self.last_on_pile = None
             self.idle = -1
-        if any(table.reverse[card.rank] for card in cards):
+        if reverse:
             self.direction = -self.direction
             events.append(Reversed(self.direction))
-        skips = sum(1 for card in cards if table.skip[card.rank])
         self._refill(seat, events)
         went_out = self._check_out(seat, events)
         if self.over:
@@ -379,10 +372,8 @@ class Game:
         if self.rules.mode == "winner":
             self.winner = seat
             self._end("out", events)
-            return True
-        active = self.active_players()
-        if len(active) == 1:
-            self.loser = active[0]
+        elif self.out.count(False) == 1:
+            self.loser = self.out.index(False)
             self._end("out", events)
         return True
 
@@ -405,8 +396,9 @@ class Game:
 
     def _advance(self, seat: int, skips: int, events: list[Event]) -> int:
         """Move the turn on from `seat`, missing one active player per skipping card."""
-        others = sum(1 for other in range(self.players) if not self.out[other] and other != seat)
-        skips = min(skips, others)
+        if skips:
+            others = self.out.count(False) - (0 if self.out[seat] else 1)
+            skips = min(skips, others)
         position = self._next_active(seat)
         skipped = []
         for _ in range(skips):
@@ -457,8 +449,8 @@ class Game:
             cards = self.face_up_cards(seat)
         else:
             return False
-        constraint = self.table.constraint(self.pile)
-        return any(self.table.allows(constraint, rank) for rank in {c.rank for c in cards})
+        playable = self.table.playable(self.pile)
+        return any(card.rank in playable for card in cards)
 
     def _pick_up(self, action: PickUp) -> list[Event]:
         seat = action.player
@@ -673,32 +665,32 @@ class Game:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action `seat` may take now, in a stable order (one card choice per play)."""
-        if self.phase == "setup":
-            return self._legal_setup(seat)
-        if self.phase != "play" or self.turn != seat:
+        if self.phase != "play":
+            return self._legal_setup(seat) if self.phase == "setup" else []
+        if self.turn != seat:
             return []
         actions: list[Action] = []
         zone = self.zone_of(seat)
-        constraint = self.table.constraint(self.pile)
-        allows = self.table.allows
+        playable = self.table.playable(self.pile)
         can_play = False
         if zone == "hand" or (zone == "face_up" and self._face_up_singles(seat)):
-            cards = self.hands[seat] if zone == "hand" else self.face_up_cards(seat)
-            by_rank: dict[int, list[Card]] = {}
-            for card in sorted(cards, key=sort_key):
-                by_rank.setdefault(card.rank, []).append(card)
-            for rank, group in sorted(by_rank.items()):
-                if allows(constraint, rank):
+            cards = sorted(self.hands[seat] if zone == "hand" else self.face_up_cards(seat))
+            start, count = 0, len(cards)
+            while start < count:  # cards sort by rank, then suit: walk each rank's group
+                rank = cards[start].rank
+                end = start + 1
+                while end < count and cards[end].rank == rank:
+                    end += 1
+                if rank in playable:
                     can_play = True
-                    for count in range(1, len(group) + 1):
-                        actions.append(Play(seat, tuple(group[:count])))
-            if self.rules.runs:
-                for run in self._runs(cards):
-                    can_play = True
-                    actions.append(Play(seat, run))
+                    for stop in range(start + 1, end + 1):
+                        actions.append(Play(seat, tuple(cards[start:stop])))
+                start = end
+            if self.rules.runs and can_play:
+                actions.extend(Play(seat, run) for run in self._runs(cards))
         elif zone == "face_up":
             for stacked in self._stack_plays(seat):
-                if allows(constraint, stacked[0].rank):
+                if stacked[0].rank in playable:
                     can_play = True
                     actions.append(Play(seat, stacked))
         elif zone == "face_down":
@@ -801,3 +793,15 @@ class Game:
         if self.phase == "play" and self.turn is not None:
             return [self.turn]
         return []
+
+
+_HANDLERS: dict[type, Callable[[Game, Any], list[Event]]] = {
+    Play: Game._play,
+    PickUp: Game._pick_up,
+    Flip: Game._flip,
+    PlayStock: Game._play_stock,
+    Swap: Game._swap,
+    Choose: Game._choose,
+    Stack: Game._stack,
+    Ready: Game._ready,
+}

@@ -25,6 +25,9 @@ class PowerTable:
     """The rule set's powers as per-rank lookups, built once per game."""
 
     __slots__ = (
+        "_any",
+        "_by_constraint",
+        "_by_top",
         "anywhere",
         "blocks",
         "burn",
@@ -65,6 +68,32 @@ class PowerTable:
             self.reverse[rank] = "reverse" in effects
             self.skip[rank] = "skip" in effects
             self.blocks[rank] = frozenset(parse_rank(blocked) for blocked in power.blocks)
+        self._by_constraint: dict[Constraint, frozenset[int]] = {}
+        self._any = self._playable_under(Constraint("any", 0, frozenset()))
+        # A plain (not glass, no blocks) top card alone decides the constraint.
+        self._by_top: list[frozenset[int] | None] = [
+            None
+            if self.glass[rank] or self.blocks[rank]
+            else self._playable_under(self.constraint([Card(rank, None)]))
+            for rank in range(size)
+        ]
+
+    def _playable_under(self, constraint: Constraint) -> frozenset[int]:
+        """The ranks allowed under `constraint`, computed once per distinct constraint."""
+        ranks = self._by_constraint.get(constraint)
+        if ranks is None:
+            ranks = frozenset(rank for rank in ALL_RANKS if self.allows(constraint, rank))
+            self._by_constraint[constraint] = ranks
+        return ranks
+
+    def playable(self, pile: Sequence[Card]) -> frozenset[int]:
+        """The ranks that may go on `pile` now."""
+        if not pile:
+            return self._any
+        fast = self._by_top[pile[-1].rank]
+        if fast is not None:
+            return fast
+        return self._playable_under(self.constraint(pile))
 
     def constraint(self, pile: Sequence[Card]) -> Constraint:
         """Walk down from the top: glass is transparent, the first other card decides."""
@@ -109,7 +138,7 @@ class PowerTable:
 
     def playable_on(self, pile: Sequence[Card], rank: int) -> bool:
         """Say whether a card of `rank` may go on `pile`."""
-        return self.allows(self.constraint(pile), rank)
+        return rank in self.playable(pile)
 
 
 def four_of_a_kind_on_top(pile: Sequence[Card]) -> int:
