@@ -1,0 +1,1 @@
+"""Slash-command modules; each exposes `setup(bot, storage)`."""

@@ -1,0 +1,168 @@
+"""`/houserules`: moderators keep a server's rules; everyone may look at them."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.client import ShitheadBot
+from bot.guild_settings import (
+    GuildSettings,
+    SettingError,
+    suggest_names,
+    suggest_values,
+    summary,
+    with_preset,
+    with_value,
+    without,
+)
+from bot.i18n import t
+from bot.storage import Storage
+from engine.rules import PRESET_ALIASES, preset_names
+
+Choices = list[app_commands.Choice[str]]
+
+
+def rules_embed(guild_name: str, settings: GuildSettings) -> discord.Embed:
+    """Show every option and table setting, marking those that differ."""
+    lines = [
+        f"{'**' if changed else ''}{name}{'**' if changed else ''}: `{value}`"
+        for name, value, changed in summary(settings)
+    ]
+    embed = discord.Embed(
+        title=t("House rules of {guild}", guild=guild_name),
+        description="\n".join(lines),
+    )
+    hosts = (
+        t("Table hosts may pick another preset.")
+        if settings.host_may_pick_preset
+        else t("Table hosts play these rules.")
+    )
+    embed.set_footer(
+        text=t(
+            "Preset: {preset}. Bold options differ from the preset or the default. {hosts}",
+            preset=settings.preset,
+            hosts=hosts,
+        )
+    )
+    return embed
+
+
+async def _show(interaction: discord.Interaction, storage: Storage) -> None:
+    if interaction.guild is None:
+        await interaction.response.send_message(
+            t("House rules belong to a server; use this in one."), ephemeral=True
+        )
+        return
+    settings = await storage.guild_settings(interaction.guild.id)
+    await interaction.response.send_message(
+        embed=rules_embed(interaction.guild.name, settings), ephemeral=True
+    )
+
+
+class HouseRules(app_commands.Group):
+    """The `/houserules` group; changing needs Manage Server, here and in Discord's settings."""
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(
+            name="houserules",
+            description=t("See or change this server's house rules"),
+            guild_only=True,
+            default_permissions=discord.Permissions(manage_guild=True),
+        )
+        self.storage = storage
+
+    async def _change(
+        self, interaction: discord.Interaction, change: str, *args: str | None
+    ) -> None:
+        """Apply a change for a moderator, or refuse it kindly."""
+        guild = interaction.guild
+        if guild is None or not interaction.permissions.manage_guild:
+            await interaction.response.send_message(
+                t("Only members with Manage Server may change the house rules."),
+                ephemeral=True,
+            )
+            return
+        settings = await self.storage.guild_settings(guild.id)
+        try:
+            if change == "preset":
+                updated = with_preset(settings, args[0] or "")
+            elif change == "set":
+                updated = with_value(settings, args[0] or "", args[1] or "")
+            else:
+                updated = without(settings, args[0])
+        except SettingError as exc:
+            await interaction.response.send_message(str(exc), ephemeral=True)
+            return
+        await self.storage.save_guild_settings(guild.id, updated)
+        await interaction.response.send_message(
+            t(
+                "{member} changed the house rules. Tables already running keep their rules.",
+                member=interaction.user.mention,
+            ),
+            embed=rules_embed(guild.name, updated),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(name="show", description=t("Show this server's house rules"))
+    async def show(self, interaction: discord.Interaction) -> None:
+        """Show the rules to anyone who can run the command."""
+        await _show(interaction, self.storage)
+
+    @app_commands.command(name="preset", description=t("Base the house rules on a preset"))
+    @app_commands.describe(name=t("The preset, e.g. classic or dutch"))
+    async def preset(self, interaction: discord.Interaction, name: str) -> None:
+        """Switch the server's preset, keeping its changed options."""
+        await self._change(interaction, "preset", name)
+
+    @preset.autocomplete("name")
+    async def _preset_names(self, interaction: discord.Interaction, current: str) -> Choices:
+        names = [*preset_names(), *PRESET_ALIASES]
+        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n][:25]
+
+    @app_commands.command(name="set", description=t("Change one option or table setting"))
+    @app_commands.describe(
+        option=t("The option, e.g. decks or turn_seconds"), value=t("Its new value")
+    )
+    async def set_(self, interaction: discord.Interaction, option: str, value: str) -> None:
+        """Change one option or table setting."""
+        await self._change(interaction, "set", option, value)
+
+    @set_.autocomplete("option")
+    async def _set_names(self, interaction: discord.Interaction, current: str) -> Choices:
+        return [app_commands.Choice(name=n, value=n) for n in suggest_names(current)]
+
+    @set_.autocomplete("value")
+    async def _set_values(self, interaction: discord.Interaction, current: str) -> Choices:
+        option = str(getattr(interaction.namespace, "option", "") or "")
+        if interaction.guild_id is None:
+            return []
+        settings = await self.storage.guild_settings(interaction.guild_id)
+        return [
+            app_commands.Choice(name=v[:100], value=v[:100])
+            for v in suggest_values(settings, option, current)
+        ]
+
+    @app_commands.command(name="reset", description=t("Go back to the default rules"))
+    @app_commands.describe(option=t("Reset only this option (all when left out)"))
+    async def reset(self, interaction: discord.Interaction, option: str | None = None) -> None:
+        """Reset one option, or every setting."""
+        await self._change(interaction, "reset", option)
+
+    @reset.autocomplete("option")
+    async def _reset_names(self, interaction: discord.Interaction, current: str) -> Choices:
+        return [app_commands.Choice(name=n, value=n) for n in suggest_names(current)]
+
+
+async def setup(bot: ShitheadBot, storage: Storage) -> None:
+    """Add `/houserules` to the bot's command tree."""
+    bot.tree.add_command(HouseRules(storage))
+
+
+def register_root(root: app_commands.Group, storage: Storage) -> None:
+    """Add `houserules` under the root command, so members without Manage Server can look."""
+
+    @root.command(name="houserules", description=t("Show this server's house rules"))
+    async def houserules(interaction: discord.Interaction) -> None:
+        """Show the server's house rules."""
+        await _show(interaction, storage)

@@ -1,0 +1,191 @@
+"""Storage keeps running tables, finished games and server settings, one transaction each."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.guild_settings import GuildSettings
+from bot.storage import GameRecord, LeaderRow, PlayerRecord, Storage, StoredTable
+
+NOON = datetime(2024, 5, 1, 12, tzinfo=UTC)
+
+
+def game(
+    *players: PlayerRecord, guild: int = 1, ended: datetime = NOON, preset: str | None = "classic"
+) -> GameRecord:
+    return GameRecord(
+        guild_id=guild,
+        channel_id=2,
+        preset=preset,
+        rules={},
+        started_at=ended - timedelta(minutes=10),
+        ended_at=ended,
+        moves=30,
+        end_reason="finished",
+        players=list(players),
+    )
+
+
+def person(user_id: int, name: str, place: int | None, loser: bool = False) -> PlayerRecord:
+    return PlayerRecord(user_id, name, False, place, loser)
+
+
+@pytest.fixture
+async def storage() -> AsyncIterator[Storage]:
+    opened = await Storage.open(":memory:")
+    yield opened
+    await opened.close()
+
+
+async def test_a_table_is_saved_replaced_and_deleted(storage: Storage) -> None:
+    await storage.save_table(StoredTable("b", 1, 2, {"version": 1}))
+    await storage.save_table(StoredTable("a", 1, 3, {"version": 1}))
+    await storage.save_table(StoredTable("b", 1, 2, {"version": 2, "hands": [["2H"]]}))
+    assert await storage.running_tables() == [
+        StoredTable("a", 1, 3, {"version": 1}),
+        StoredTable("b", 1, 2, {"version": 2, "hands": [["2H"]]}),
+    ]
+    await storage.delete_table("a")
+    assert [t.table_id for t in await storage.running_tables()] == ["b"]
+
+
+async def test_finishing_records_the_game_and_drops_the_table(storage: Storage) -> None:
+    await storage.save_table(StoredTable("t", 1, 2, {}))
+    await storage.finish_table("t", game(person(1, "ann", 1), person(2, "bo", 2, loser=True)))
+    assert await storage.running_tables() == []
+    assert sorted(await storage.leaderboard(1), key=lambda r: r.user_id) == [
+        LeaderRow(1, "ann", False, 1, 0),
+        LeaderRow(2, "bo", False, 1, 1),
+    ]
+
+
+async def test_a_failed_finish_keeps_the_running_table(storage: Storage) -> None:
+    await storage.save_table(StoredTable("t", 1, 2, {"version": 7}))
+    bad = dataclasses.replace(game(person(1, "ann", 1)), moves=-1)
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        await storage.finish_table("t", bad)
+    assert await storage.running_tables() == [StoredTable("t", 1, 2, {"version": 7})]
+    assert await storage.leaderboard(1) == []
+
+
+async def test_concurrent_writes_do_not_interleave(storage: Storage) -> None:
+    bad = dataclasses.replace(game(person(1, "ann", 1)), moves=-1)
+    results = await asyncio.gather(
+        *(storage.save_table(StoredTable(f"t{i}", 1, 2, {"i": i})) for i in range(20)),
+        storage.finish_table("t3", bad),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(r, Exception) for r in results) == 1
+    assert len(await storage.running_tables()) == 20
+
+
+async def test_guild_settings_default_then_round_trip(storage: Storage) -> None:
+    assert await storage.guild_settings(5) == GuildSettings()
+    chosen = GuildSettings(
+        preset="schwechat",
+        overrides={"decks": 3, "powers": {"7": None}},
+        turn_seconds=30,
+        idle_turns=2,
+        host_may_pick_preset=False,
+    )
+    await storage.save_guild_settings(5, chosen)
+    await storage.save_guild_settings(6, GuildSettings(preset="dutch"))
+    assert await storage.guild_settings(5) == chosen
+    assert (await storage.guild_settings(6)).preset == "dutch"
+
+
+async def test_the_leaderboard_counts_one_server_and_a_period(storage: Storage) -> None:
+    await storage.record_game(
+        game(person(1, "old name", 1), person(2, "bo", 2, loser=True), ended=NOON)
+    )
+    later = NOON + timedelta(days=40)
+    await storage.record_game(
+        game(person(1, "ann", 2, loser=True), person(2, "bo", 1), ended=later)
+    )
+    await storage.record_game(game(person(1, "ann", 2, loser=True), guild=9, ended=later))
+    rows = {r.user_id: r for r in await storage.leaderboard(1)}
+    assert rows[1] == LeaderRow(1, "ann", False, 2, 1)  # named as in the latest game
+    assert rows[2] == LeaderRow(2, "bo", False, 2, 1)
+    recent = await storage.leaderboard(1, since=later - timedelta(days=30))
+    assert {(r.user_id, r.games, r.losses) for r in recent} == {(1, 1, 1), (2, 1, 0)}
+
+
+async def test_computer_players_are_told_apart_by_name(storage: Storage) -> None:
+    computer = [PlayerRecord(0, "Robo 1", True, 1, False), PlayerRecord(0, "Robo 2", True, 3, True)]
+    await storage.record_game(game(*computer, person(1, "ann", 2)))
+    rows = await storage.leaderboard(1)
+    assert sorted((r.name, r.is_bot, r.losses) for r in rows) == [
+        ("Robo 1", True, 0),
+        ("Robo 2", True, 1),
+        ("ann", False, 0),
+    ]
+
+
+async def test_played_games_are_one_members_games_oldest_first(storage: Storage) -> None:
+    await storage.record_game(game(person(1, "ann", 1), ended=NOON + timedelta(hours=1)))
+    await storage.record_game(game(person(1, "ann", 2, loser=True), ended=NOON, preset=None))
+    await storage.record_game(game(person(2, "bo", 1)))
+    played = await storage.played_games(1, 1)
+    assert [(g.ended_at, g.preset, g.loser, g.place) for g in played] == [
+        (NOON, None, True, 2),
+        (NOON + timedelta(hours=1), "classic", False, 1),
+    ]
+
+
+async def test_forgetting_a_member_removes_only_them(storage: Storage) -> None:
+    await storage.record_game(game(person(1, "ann", 1), person(2, "bo", 2, loser=True)))
+    await storage.record_game(game(person(2, "bo", 1), guild=7))
+    assert await storage.forget_member(2) == 2
+    assert await storage.played_games(1, 2) == []
+    assert await storage.played_games(7, 2) == []
+    assert [r.name for r in await storage.leaderboard(1)] == ["ann"]
+    assert await storage.forget_member(2) == 0
+
+
+WRITER = """
+import asyncio, sys
+from bot.storage import Storage, StoredTable
+
+async def main() -> None:
+    storage = await Storage.open(sys.argv[1])
+    version = 0
+    while True:
+        version += 1
+        state = {"version": version, "hands": [[version] * 13 for _ in range(6)]}
+        await storage.save_table(StoredTable("t", 1, 2, state))
+        print(version, flush=True)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_killed_writer_leaves_the_last_whole_state(tmp_path: Path) -> None:
+    path = tmp_path / "bot.sqlite3"
+    process = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    committed = 0
+    while committed < 25:
+        committed = int(process.stdout.readline())
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    storage = await Storage.open(path)
+    try:
+        [table] = await storage.running_tables()
+    finally:
+        await storage.close()
+    version = table.state["version"]
+    assert version >= committed
+    assert table.state["hands"] == [[version] * 13 for _ in range(6)]
