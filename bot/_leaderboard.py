@@ -38,7 +38,8 @@ def ranked(rows: Sequence[LeaderRow], order: Order) -> list[LeaderRow]:
         return sorted(rated, key=lambda r: (-(loss_rate(r) or 0.0), -r.games, r.name.lower()))
     if order == "games":
         return sorted(people, key=lambda r: (-r.games, -r.losses, r.name.lower()))
-    return sorted(people, key=lambda r: (-r.losses, -r.games, r.name.lower()))
+    # Equal losses: the fewer games, the more shameful.
+    return sorted(people, key=lambda r: (-r.losses, r.games, r.name.lower()))
 
 
 def page_count(rows: int) -> int:

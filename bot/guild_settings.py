@@ -193,19 +193,11 @@ def describe_powers(powers: Mapping[str, Power]) -> str:
 
 
 def _checked(settings: GuildSettings) -> GuildSettings:
-    """Refuse settings whose rules cannot be built or cannot seat a table."""
+    """Refuse settings whose rules the engine cannot build."""
     try:
-        rules = settings.rules()
+        settings.rules()
     except RulesError as exc:
         raise SettingError(t("These rules do not work: {problem}.", problem=str(exc))) from None
-    if rules.max_players < rules.min_players:
-        raise SettingError(
-            t(
-                "These rules cannot seat two players: {cards} cards, {dealt} dealt to each.",
-                cards=rules.cards_in_play,
-                dealt=rules.cards_per_player,
-            )
-        )
     return settings
 
 
