@@ -73,6 +73,13 @@ class Ready:
     player: int
 
 
-Action = Play | Flip | PickUp | PlayStock | Swap | Choose | Stack | Ready
+@dataclass(slots=True, unsafe_hash=True)
+class Resign:
+    """Leave the game (or be removed for idling): the leaver is the Shithead."""
+
+    player: int
+
+
+Action = Play | Flip | PickUp | PlayStock | Swap | Choose | Stack | Ready | Resign
 SETUP_ACTIONS = (Swap, Choose, Stack, Ready)
 PLAY_ACTIONS = (Play, Flip, PickUp, PlayStock)

@@ -11,6 +11,7 @@ from typing import Literal
 from engine.cards import Card
 
 Zone = Literal["hand", "face_up", "face_down", "stock"]
+EndReason = Literal["out", "stalemate", "resigned"]
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -102,18 +103,23 @@ class WentOut:
 
 
 @dataclass(slots=True, unsafe_hash=True)
+class Resigned:
+    player: int
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class TurnPassed:
     player: int
 
 
 @dataclass(slots=True, unsafe_hash=True)
 class GameOver:
-    """The game ended; `reason` is `out` or `stalemate`."""
+    """The game ended: a player went out, a stalemate, or a player resigned."""
 
     loser: int | None
     winner: int | None
     finished: tuple[int, ...]
-    reason: Literal["out", "stalemate"]
+    reason: EndReason
 
 
 Event = (
@@ -130,6 +136,7 @@ Event = (
     | Skipped
     | Reversed
     | WentOut
+    | Resigned
     | TurnPassed
     | GameOver
 )

@@ -15,6 +15,7 @@ from engine.actions import (
     Play,
     PlayStock,
     Ready,
+    Resign,
     Stack,
     Swap,
 )
@@ -24,12 +25,14 @@ from engine.events import (
     Burned,
     Chose,
     Drew,
+    EndReason,
     Event,
     GameOver,
     MarkedReady,
     PickedUp,
     Played,
     PlayStarted,
+    Resigned,
     Revealed,
     Reversed,
     Skipped,
@@ -126,7 +129,7 @@ class Game:
         self.out = [False] * players
         self.loser: int | None = None
         self.winner: int | None = None
-        self.end_reason: Literal["out", "stalemate"] | None = None
+        self.end_reason: EndReason | None = None
         self.ready = [False] * players
         self.chosen = [rules.deal == "classic"] * players
         self.last_on_pile: int | None = None
@@ -377,7 +380,7 @@ class Game:
             self._end("out", events)
         return True
 
-    def _end(self, reason: Literal["out", "stalemate"], events: list[Event]) -> None:
+    def _end(self, reason: EndReason, events: list[Event]) -> None:
         self.phase = "over"
         self.turn = None
         self.end_reason = reason
@@ -419,24 +422,47 @@ class Game:
             self._end_stalemate(events)
 
     def _end_stalemate(self, events: list[Event]) -> None:
-        """Most cards loses (a tie goes against the later seat from the player to act)."""
-        assert self.turn is not None
-        order = []
-        position = self.turn
-        for _ in range(self.players):
-            if not self.out[position]:
-                order.append(position)
-            position = (position + self.direction) % self.players
-        ranked = sorted(order, key=lambda seat: (self.cards_held(seat), order.index(seat)))
+        """Most cards loses; the rest finish by fewest cards."""
+        ranked = self._rank_by_cards()
         if self.rules.mode == "winner":
             self.winner = ranked[0]
             self.finished.append(ranked[0])
         else:
             self.finished.extend(ranked[:-1])
             self.loser = ranked[-1]
-        for seat in order:
-            self.out[seat] = True
+        self._close_seats()
         self._end("stalemate", events)
+
+    def _rank_by_cards(self, leaving: int | None = None) -> list[int]:
+        """Active seats by fewest cards held; a tie goes to the seat that plays sooner."""
+        start = self.turn if self.turn is not None else self.seat_order()[0]
+        order = []
+        position = start
+        for _ in range(self.players):
+            if not self.out[position] and position != leaving:
+                order.append(position)
+            position = (position + self.direction) % self.players
+        return sorted(order, key=lambda seat: (self.cards_held(seat), order.index(seat)))
+
+    def _close_seats(self) -> None:
+        self.out = [True] * self.players
+
+    def _resign(self, action: Resign) -> list[Event]:
+        """The leaver is the Shithead and the game ends; the others finish by fewest cards."""
+        seat = action.player
+        if self.over:
+            raise IllegalAction(WRONG_PHASE, "the game is over")
+        if self.out[seat]:
+            raise IllegalAction(INVALID, "you are already out of the game")
+        events: list[Event] = [Resigned(seat)]
+        ranked = self._rank_by_cards(leaving=seat)
+        self.finished.extend(ranked)
+        if self.rules.mode == "winner":
+            self.winner = ranked[0]
+        self.loser = seat
+        self._close_seats()
+        self._end("resigned", events)
+        return events
 
     # -- pick-ups, blind cards, the stock
 
@@ -804,4 +830,5 @@ _HANDLERS: dict[type, Callable[[Game, Any], list[Event]]] = {
     Choose: Game._choose,
     Stack: Game._stack,
     Ready: Game._ready,
+    Resign: Game._resign,
 }

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import Action, Choose, Flip, PickUp, Play, PlayStock, Ready, Stack, Swap
+from engine.actions import (
+    Action,
+    Choose,
+    Flip,
+    PickUp,
+    Play,
+    PlayStock,
+    Ready,
+    Resign,
+    Stack,
+    Swap,
+)
 from engine.cards import Card, format_cards, parse_card, parse_cards
 from engine.game import Game
 from engine.rules import rules_from_json, rules_to_json
@@ -106,6 +117,8 @@ def action_to_json(action: Action) -> dict[str, Any]:
         out["stack"] = format_cards(action.cards)
     elif isinstance(action, Ready):
         out["ready"] = True
+    elif isinstance(action, Resign):
+        out["resign"] = True
     return out
 
 
@@ -113,7 +126,7 @@ class ActionFormatError(ValueError):
     """An action in JSON is malformed."""
 
 
-ACTION_KEYS = ("play", "flip", "pickup", "stock", "swap", "choose", "ready", "stack")
+ACTION_KEYS = ("play", "flip", "pickup", "stock", "swap", "choose", "ready", "stack", "resign")
 
 
 def action_from_json(data: dict[str, Any]) -> Action:
@@ -152,8 +165,8 @@ def action_from_json(data: dict[str, Any]) -> Action:
         if key == "stack":
             return Stack(player, tuple(_card_list(value)))
         if value is not True:
-            raise ActionFormatError("ready is true")
-        return Ready(player)
+            raise ActionFormatError(f"{key} is true")
+        return Ready(player) if key == "ready" else Resign(player)
     except ValueError as exc:
         if isinstance(exc, ActionFormatError):
             raise

@@ -1,0 +1,187 @@
+"""Properties over seeded random games, every preset and player count."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.actions import Action, Flip, PickUp, Play, PlayStock, Ready
+from engine.cards import Card, make_deck
+from engine.errors import ErrorCode, IllegalAction
+from engine.game import Game
+from engine.rules import PRESETS, make_rules
+from engine.serialize import game_from_json, game_to_json
+from engine.views import player_view, table_view
+
+PRESET_NAMES = sorted(PRESETS)
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[str, int, int]:
+    preset = draw(st.sampled_from(PRESET_NAMES))
+    rules = make_rules(preset)
+    players = draw(st.integers(2, min(rules.max_players, 6)))
+    seed = draw(st.integers(0, 2**32 - 1))
+    return preset, players, seed
+
+
+def all_cards(game: Game) -> Counter[Card]:
+    cards: Counter[Card] = Counter(game.stock + game.pile + game.burned)
+    for seat in range(game.players):
+        cards.update(game.hands[seat])
+        cards.update(game.face_up_cards(seat))
+        cards.update(game.face_down[seat])
+    return cards
+
+
+def steps(game: Game, rng: random.Random) -> Iterator[tuple[int, list[Action]]]:
+    """Play random legal actions to the end, yielding the actor and its options first."""
+    while not game.over:
+        seats = game.to_act()
+        assert seats, "someone must be able to act"
+        seat = rng.choice(seats)
+        legal = game.legal_actions(seat)
+        yield seat, legal
+        game.apply(rng.choice(legal))
+
+
+def copy(game: Game) -> Game:
+    return game_from_json(game_to_json(game))
+
+
+def accepted(game: Game, action: Action) -> bool:
+    trial = copy(game)
+    try:
+        trial.apply(action)
+    except IllegalAction:
+        return False
+    return True
+
+
+def play_key(action: Action) -> object:
+    """Plays of the same cards up to suits within one rank are the same choice."""
+    if not isinstance(action, Play) or not action.cards:
+        return action
+    if all(c.rank == action.cards[0].rank for c in action.cards):
+        return ("play", action.player, action.cards[0].rank, len(action.cards))
+    return ("run", action.player, action.cards)
+
+
+@SETTINGS
+@given(tables())
+def test_cards_are_conserved_and_someone_can_always_act(table: tuple[str, int, int]) -> None:
+    preset, players, seed = table
+    rules = make_rules(preset)
+    game = Game.deal(rules, players, seed=seed)
+    deck = Counter(make_deck(rules.decks, rules.jokers))
+    for _seat, legal in steps(game, random.Random(seed)):
+        assert legal, "the player to act always has a legal action"
+        assert all_cards(game) == deck
+    assert all_cards(game) == deck
+    assert game.over and game.turn is None
+    if rules.mode == "loser":
+        assert game.loser is not None
+        assert sorted([*game.finished, game.loser]) == list(range(players))
+
+
+@SETTINGS
+@given(tables())
+def test_apply_accepts_exactly_the_legal_actions(table: tuple[str, int, int]) -> None:
+    preset, players, seed = table
+    game = Game.deal(make_rules(preset), players, seed=seed)
+    rng = random.Random(seed ^ 0x5EED)
+    for number, (seat, legal) in enumerate(steps(game, random.Random(seed))):
+        if number % 7:
+            continue
+        for action in rng.sample(legal, min(3, len(legal))):
+            assert accepted(game, action), action
+        if game.phase != "play":
+            continue
+        legal_keys = {play_key(action) for action in legal}
+        others = [s for s in range(players) if s != seat]
+        candidates: list[Action] = [Play(rng.choice(others), tuple(game.hands[seat][:1]))]
+        hand = game.hands[seat]
+        for _ in range(4):
+            if hand:
+                candidates.append(Play(seat, tuple(rng.sample(hand, rng.randint(1, len(hand))))))
+        candidates += [PickUp(seat), Flip(seat, 0), Flip(seat, 99), PlayStock(seat), Ready(seat)]
+        for action in candidates:
+            assert accepted(game, action) == (play_key(action) in legal_keys), action
+
+
+def cards_in(value: object) -> set[Card]:
+    """Every card anywhere inside a view."""
+    if isinstance(value, Card):
+        return {value}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        found: set[Card] = set()
+        for field in dataclasses.fields(value):
+            if field.name != "rules":
+                found |= cards_in(getattr(value, field.name))
+        return found
+    if isinstance(value, tuple | list | frozenset | set):
+        return set().union(*(cards_in(item) for item in value)) if value else set()
+    return set()
+
+
+@SETTINGS
+@given(tables())
+def test_views_hold_no_hidden_card(table: tuple[str, int, int]) -> None:
+    preset, players, seed = table
+    rules = make_rules(preset)
+    game = Game.deal(rules, players, seed=seed)
+    single_deck = rules.decks == 1 and rules.jokers <= 1
+    for number, _ in enumerate(steps(game, random.Random(seed))):
+        if number % 5:
+            continue
+        public = set(game.pile) | set(game.burned)
+        for seat in range(players):
+            public |= set(game.face_up_cards(seat))
+        assert cards_in(table_view(game)) <= public
+        for seat in range(players):
+            seen = cards_in(player_view(game, seat))
+            assert seen <= public | set(game.hands[seat])
+            if single_deck:
+                hidden = set(game.stock)
+                for other in range(players):
+                    hidden |= set(game.face_down[other])
+                    if other != seat:
+                        hidden |= set(game.hands[other])
+                assert not seen & hidden
+
+
+@SETTINGS
+@given(tables(), st.integers(0, 400))
+def test_json_round_trip_continues_identically(table: tuple[str, int, int], cut: int) -> None:
+    preset, players, seed = table
+    game = Game.deal(make_rules(preset), players, seed=seed)
+    rng = random.Random(seed)
+    for number, _ in enumerate(steps(game, rng)):
+        if number == cut:
+            break
+    restored = copy(game)
+    assert game_to_json(restored) == game_to_json(game)
+    state = rng.getstate()
+    for twin in (game, restored):
+        rng.setstate(state)
+        for _ in steps(twin, rng):
+            pass
+    assert game_to_json(restored) == game_to_json(game)
+
+
+def test_refusal_codes_have_stable_values() -> None:
+    assert [code.value for code in ErrorCode] == [
+        "invalid",
+        "wrong_phase",
+        "not_your_turn",
+        "not_held",
+        "mixed_ranks",
+        "cannot_beat",
+        "pickup_not_allowed",
+    ]
