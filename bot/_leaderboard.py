@@ -50,7 +50,7 @@ def page_count(rows: int) -> int:
 def _line(place: int, row: LeaderRow) -> str:
     rate = loss_rate(row)
     return t(
-        "{place}. **{name}**: {losses} times Shithead, {games} games, loss rate {rate}",
+        "{place}. **{name}**: Shithead ×{losses}, played {games}, loss rate {rate}",
         place=place,
         name=row.name,
         losses=row.losses,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import discord
 from discord import app_commands
 
@@ -73,7 +75,7 @@ class HouseRules(app_commands.Group):
         self.storage = storage
 
     async def _change(
-        self, interaction: discord.Interaction, change: str, *args: str | None
+        self, interaction: discord.Interaction, change: Callable[[GuildSettings], GuildSettings]
     ) -> None:
         """Apply a change for a moderator, or refuse it kindly."""
         guild = interaction.guild
@@ -83,14 +85,8 @@ class HouseRules(app_commands.Group):
                 ephemeral=True,
             )
             return
-        settings = await self.storage.guild_settings(guild.id)
         try:
-            if change == "preset":
-                updated = with_preset(settings, args[0] or "")
-            elif change == "set":
-                updated = with_value(settings, args[0] or "", args[1] or "")
-            else:
-                updated = without(settings, args[0])
+            updated = change(await self.storage.guild_settings(guild.id))
         except SettingError as exc:
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
@@ -113,7 +109,7 @@ class HouseRules(app_commands.Group):
     @app_commands.describe(name=t("The preset, e.g. classic or dutch"))
     async def preset(self, interaction: discord.Interaction, name: str) -> None:
         """Switch the server's preset, keeping its changed options."""
-        await self._change(interaction, "preset", name)
+        await self._change(interaction, lambda settings: with_preset(settings, name))
 
     @preset.autocomplete("name")
     async def _preset_names(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -126,7 +122,7 @@ class HouseRules(app_commands.Group):
     )
     async def set_(self, interaction: discord.Interaction, option: str, value: str) -> None:
         """Change one option or table setting."""
-        await self._change(interaction, "set", option, value)
+        await self._change(interaction, lambda settings: with_value(settings, option, value))
 
     @set_.autocomplete("option")
     async def _set_names(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -147,7 +143,7 @@ class HouseRules(app_commands.Group):
     @app_commands.describe(option=t("Reset only this option (all when left out)"))
     async def reset(self, interaction: discord.Interaction, option: str | None = None) -> None:
         """Reset one option, or every setting."""
-        await self._change(interaction, "reset", option)
+        await self._change(interaction, lambda settings: without(settings, option))
 
     @reset.autocomplete("option")
     async def _reset_names(self, interaction: discord.Interaction, current: str) -> Choices:

@@ -46,9 +46,9 @@ def test_loss_rate_needs_the_minimum_of_games() -> None:
 
 def test_lines_show_every_measure_and_computers_apart() -> None:
     lines = page_lines(ranked(ROWS, "shithead"), 0)
-    assert lines[0] == "1. **bo**: 4 times Shithead, 4 games, loss rate –"
-    assert lines[1] == "2. **cy**: 3 times Shithead, 5 games, loss rate 60%"
-    assert computer_lines(ROWS) == ["1. **Robo**: 12 times Shithead, 30 games, loss rate 40%"]
+    assert lines[0] == "1. **bo**: Shithead ×4, played 4, loss rate –"
+    assert lines[1] == "2. **cy**: Shithead ×3, played 5, loss rate 60%"
+    assert computer_lines(ROWS) == ["1. **Robo**: Shithead ×12, played 30, loss rate 40%"]
 
 
 def test_pages_number_on_from_the_first() -> None:

@@ -62,13 +62,13 @@ async def test_leaderboard_ranks_people_pages_and_lists_computers_apart(
     message = result["response"]
     embed = message["embeds"][0]
     lines = embed["description"].splitlines()
-    assert lines[0] == "1. **ann**: 3 times Shithead, 5 games, loss rate 60%"
-    assert lines[1].startswith("2. **guest00**: 1 times Shithead, 1 games")
+    assert lines[0] == "1. **ann**: Shithead ×3, played 5, loss rate 60%"
+    assert lines[1].startswith("2. **guest00**: Shithead ×1, played 1")
     assert len(lines) == 10
     assert embed["fields"] == [
         {
             "name": "Computer players",
-            "value": "1. **Robo**: 1 times Shithead, 1 games, loss rate –",
+            "value": "1. **Robo**: Shithead ×1, played 1, loss rate –",
             "inline": False,
         }
     ]
@@ -80,9 +80,7 @@ async def test_leaderboard_ranks_people_pages_and_lists_computers_apart(
     page = turned["response"]["embeds"][0]
     assert page["footer"]["text"].startswith("Page 2 of 2.")
     assert page["description"].splitlines()[0].startswith("11. **guest09**")
-    assert (
-        page["description"].splitlines()[-1].startswith("14. **mod**: 1 times Shithead, 16 games")
-    )
+    assert page["description"].splitlines()[-1].startswith("14. **mod**: Shithead ×1, played 16")
 
     recent = await driver.command(
         "ann", "general", "leaderboard", {"period": "30d", "order": "loss_rate"}
@@ -90,7 +88,7 @@ async def test_leaderboard_ranks_people_pages_and_lists_computers_apart(
     embed = recent["response"]["embeds"][0]
     assert embed["title"].endswith("loss rate, last 30 days")
     # ann's 4 recent games are too few for a rate; guests played one each.
-    assert embed["description"] == "1. **mod**: 0 times Shithead, 15 games, loss rate 0%"
+    assert embed["description"] == "1. **mod**: Shithead ×0, played 15, loss rate 0%"
 
 
 async def test_stats_for_yourself_and_another_member(driver: Driver, storage: Storage) -> None:
