@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
-from bot.client import ShitheadBot
 from bot.guild_settings import (
     GuildSettings,
     SettingError,
@@ -23,6 +23,9 @@ from bot.storage import Storage
 from engine.rules import PRESET_ALIASES, preset_names
 
 Choices = list[app_commands.Choice[str]]
+
+if TYPE_CHECKING:
+    from bot.client import ShitheadBot
 
 
 def rules_embed(guild_name: str, settings: GuildSettings) -> discord.Embed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord import app_commands
@@ -22,7 +22,6 @@ from bot._leaderboard import (
     ranked,
     since,
 )
-from bot.client import ShitheadBot
 from bot.i18n import t
 from bot.storage import PlayedGame, Storage
 
@@ -32,6 +31,9 @@ ORDER_NAMES: dict[Order, str] = {
     "loss_rate": t("loss rate"),
     "games": t("games played"),
 }
+
+if TYPE_CHECKING:
+    from bot.client import ShitheadBot
 
 
 async def leaderboard_page(

@@ -7,9 +7,9 @@ import pytest
 from bot.guild_settings import GuildSettings
 from bot.storage import Storage
 from sandbox.driver import ControlError, Driver
-from tests.bot.commands_bot import driver, storage
+from tests.bot.commands_bot import bot, driver, sandbox, storage
 
-__all__ = ["driver", "storage"]
+__all__ = ["bot", "driver", "sandbox", "storage"]
 
 
 def _guild(driver: Driver) -> int:

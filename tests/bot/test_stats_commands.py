@@ -7,9 +7,9 @@ from typing import Any
 
 from bot.storage import GameRecord, PlayerRecord, Storage
 from sandbox.driver import Driver
-from tests.bot.commands_bot import driver, storage
+from tests.bot.commands_bot import bot, driver, sandbox, storage
 
-__all__ = ["driver", "storage"]
+__all__ = ["bot", "driver", "sandbox", "storage"]
 
 NOW = datetime.now(UTC)
 
