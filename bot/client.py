@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import discord
 import yarl
@@ -10,9 +12,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import houserules, stats
+from bot.cogs.tables import Tables
+from bot.custom_ids import ComponentId
 from bot.i18n import t
+from bot.pacing import Pacer
+from bot.presenter import Presenter
 from bot.settings import Settings
 from bot.storage import Storage
+from bot.table_store import StorageTableStore
+from bot.tables import TableService, Timing
+from bot.views import Control
 
 log = logging.getLogger(__name__)
 
@@ -28,18 +37,54 @@ def make_intents() -> discord.Intents:
     return discord.Intents(guilds=True)
 
 
-class ShitheadBot(commands.Bot):
-    """The bot; it owns the settings it was built with."""
+@dataclass(frozen=True)
+class Tuning:
+    """How fast tables move and how writes are paced (tests make it quick)."""
 
-    def __init__(self, settings: Settings) -> None:
+    timing: Timing = field(default_factory=Timing)
+    writes_per_window: int = 4
+    window_seconds: float = 5.0
+    settle_seconds: float = 0.3
+    ping_delay: float = 2.0
+    seeds: Callable[[], int] | None = None
+
+
+class ShitheadBot(commands.Bot):
+    """The bot; it owns the settings it was built with and the table service."""
+
+    def __init__(self, settings: Settings, tuning: Tuning | None = None) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=make_intents())
         self.settings = settings
+        self.tuning = tuning or Tuning()
         self.storage: Storage | None = None
+        self.presenter = Presenter(
+            self,
+            Pacer(self.tuning.writes_per_window, self.tuning.window_seconds),
+            command_name=settings.command_name,
+            settle=self.tuning.settle_seconds,
+            ping_delay=self.tuning.ping_delay,
+        )
+        self.tables = TableService(
+            listener=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds
+        )
+        self.presenter.service = self.tables
+        self.table_commands: Tables | None = None
+
+    async def handle_control(self, interaction: discord.Interaction, cid: ComponentId) -> None:
+        """Pass a component click to the table commands."""
+        if self.table_commands is not None:
+            await self.table_commands.handle_control(interaction, cid)
 
     async def setup_hook(self) -> None:
         """Open storage, add the commands and sync them (to the dev guild if set, else globally)."""
         self.storage = await Storage.open(self.settings.database_path)
+        self.tables.store = StorageTableStore(self.storage)
         root = app_commands.Group(name=self.settings.command_name, description=t("Play Shithead"))
+        self.table_commands = Tables(self.tables, self.presenter, self.storage)
+        self.table_commands.register(root)
+        self.add_dynamic_items(Control)
+        restored = await self.tables.restore()
+        log.info("restored %d running tables", len(restored))
         await houserules.setup(self, self.storage)
         await stats.setup(self, self.storage)
         houserules.register_root(root, self.storage)
@@ -54,7 +99,9 @@ class ShitheadBot(commands.Bot):
         log.info("synced %d application commands", len(synced))
 
     async def close(self) -> None:
-        """Disconnect, then close storage."""
+        """Stop timers and pending writes, disconnect, then close storage."""
+        await self.tables.shutdown()
+        await self.presenter.close()
         await super().close()
         if self.storage is not None:
             await self.storage.close()
