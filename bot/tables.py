@@ -475,15 +475,21 @@ class TableService:
         """Check that a player's view is current (for menu choices that change nothing)."""
         async with self.lock(table_id):
             table = self.get(table_id)
-            seat = self._player_seat(table, user_id)
-            if table.seats[seat].version != version:
-                raise TableError(t("That was an old view. Use your latest one."))
+            seat = self._player_seat(table, user_id, version)
             return table, seat
 
-    def _player_seat(self, table: Table, user_id: int) -> int:
+    def _player_seat(self, table: Table, user_id: int, version: int) -> int:
+        """Find the clicking player's seat, refusing non-players, other turns, old views."""
         seat = table.seat_of(user_id)
-        if seat is None or table.game is None or table.seats[seat].removed:
+        game = table.game
+        if seat is None or game is None or table.seats[seat].removed:
             raise TableError(t("You're not playing at this table."))
+        if game.phase == "play" and game.turn != seat:
+            raise TableError(
+                t("It isn't your turn: {name} is playing.", name=table.names[game.turn or 0])
+            )
+        if table.seats[seat].version != version:
+            raise TableError(t("That was an old view. Use your latest one."))
         return seat
 
     async def act(
@@ -492,15 +498,9 @@ class TableService:
         """Carry out a player's click from their private view, or refuse with words."""
         async with self.lock(table_id):
             table = self.get(table_id)
-            seat = self._player_seat(table, user_id)
+            seat = self._player_seat(table, user_id, version)
             game = table.game
             assert game is not None
-            if game.phase == "play" and game.turn != seat:
-                raise TableError(
-                    t("It isn't your turn: {name} is playing.", name=table.names[game.turn or 0])
-                )
-            if table.seats[seat].version != version:
-                raise TableError(t("That was an old view. Use your latest one."))
             view = table.view(seat)
             action = controls.resolve(view, verb, numbers)
             if action is None:

@@ -1,0 +1,429 @@
+"""Whole games through the sandbox with the real discord.py: DMs, ephemerals, timers, computers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.client import ShitheadBot, Tuning
+from bot.render import card_text
+from bot.settings import get_settings
+from bot.tables import Table, Timing
+from sandbox.driver import Driver
+from sandbox.rules import RateLimit
+from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
+from sandbox.testing import connected_bot, running_sandbox
+
+JSON = dict[str, Any]
+# Whole games move faster than people: these tests give channels a roomier write limit and
+# pace the bot to it. The timer test keeps Discord's own limits.
+ROOMY = {route: RateLimit(limit=60, per=5.0) for route in DEFAULT_RATE_LIMITS}
+FAST = Timing(computer_delay=0.01, setup_seconds=60)
+
+
+@pytest.fixture
+async def sandbox() -> AsyncIterator[Sandbox]:
+    async with running_sandbox(rate_limits=ROOMY) as started:
+        yield started
+
+
+def make_bot(tmp_path: Path, *, timing: Timing = FAST, writes: int = 50) -> ShitheadBot:
+    settings = get_settings(database_path=tmp_path / "bot.sqlite3", discord_token=None)
+    tuning = Tuning(
+        timing=timing,
+        writes_per_window=writes,
+        settle_seconds=0.01,
+        ping_delay=0.05,
+        seeds=lambda: 4242,
+    )
+    return ShitheadBot(settings, tuning)
+
+
+@pytest.fixture
+async def bot(sandbox: Sandbox, tmp_path: Path) -> AsyncIterator[ShitheadBot]:
+    async with connected_bot(sandbox, make_bot(tmp_path)) as client:
+        yield client
+
+
+@pytest.fixture
+def driver(sandbox: Sandbox) -> Driver:
+    return sandbox.driver
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def ids(message: JSON) -> list[str]:
+    return [c["custom_id"] for row in message["components"] for c in row["components"]]
+
+
+def find(message: JSON, verb: str) -> JSON | None:
+    for row in message["components"]:
+        for component in row["components"]:
+            parts = component["custom_id"].split(":")
+            if parts[3] == verb:
+                return component
+    return None
+
+
+def table_of(bot: ShitheadBot, table_id: str) -> Table:
+    return bot.tables.tables.get(table_id) or bot.tables.ended[table_id]
+
+
+def footer(message: JSON) -> str:
+    embeds = message.get("embeds") or []
+    return embeds[0].get("footer", {}).get("text", "") if embeds else ""
+
+
+def hidden_cards(table: Table, seat: int) -> set[str]:
+    """Cards `seat` must never see: others' hands and every face-down card."""
+    game = table.game
+    assert game is not None
+    hidden = {card_text(c) for cards in game.face_down for c in cards}
+    for other, hand in enumerate(game.hands):
+        if other != seat:
+            hidden |= {card_text(c) for c in hand}
+    return hidden
+
+
+def assert_private(message: JSON, table: Table, seat: int) -> None:
+    text = json.dumps(message, ensure_ascii=False)
+    leaked = [card for card in hidden_cards(table, seat) if card in text]
+    assert not leaked, f"seat {seat} sees {leaked}"
+
+
+async def open_table(driver: Driver, host: str, channel: str, *others: str) -> tuple[str, JSON]:
+    result = await driver.command(host, channel, "shithead create")
+    assert result["status"] == "answered", result
+    message = result["response"]
+    table_id = ids(message)[0].split(":")[1]
+    for name in others:
+        answer = await driver.click(name, message["id"], f"sh:{table_id}:0:join")
+        assert answer["status"] == "answered"
+    return table_id, message
+
+
+async def latest_dm(driver: Driver, user: str, table: Table, seat: int) -> JSON:
+    """Wait for the user's DM view of the table at the seat's current version."""
+    mark = f"table {table.id} · view {table.seats[seat].version}"
+    return await driver.wait_until(
+        lambda: next((m for m in reversed(driver.dms(user)) if footer(m) == mark), None),
+        timeout=10,
+    )
+
+
+async def latest_ephemeral(
+    driver: Driver, user: str, channel: str, table: Table, seat: int
+) -> JSON:
+    mark = f"table {table.id} · view {table.seats[seat].version}"
+    return await driver.wait_until(
+        lambda: next(
+            (
+                m
+                for m in reversed(driver.messages(channel, as_user=user))
+                if m["ephemeral"] and footer(m) == mark
+            ),
+            None,
+        ),
+        timeout=10,
+    )
+
+
+async def act(driver: Driver, user: str, message: JSON) -> JSON:
+    """Make the simplest move the private view offers: Ready, lowest play, blind card, pick up."""
+    for verb in ("ready", "flip"):
+        component = find(message, verb)
+        if component is not None:
+            return await driver.click(user, message["id"], component["custom_id"])
+    menu = find(message, "sel")
+    if menu is not None:
+        first = menu["options"][0]["value"]
+        chosen = await driver.select(user, message["id"], menu["custom_id"], [first])
+        assert chosen["status"] == "answered"
+        play = find(chosen["response"], "play")
+        assert play is not None and not play.get("disabled")
+        return await driver.click(user, message["id"], play["custom_id"])
+    for verb in ("stock", "pickup"):
+        component = find(message, verb)
+        if component is not None:
+            return await driver.click(user, message["id"], component["custom_id"])
+    raise AssertionError(f"no move offered: {ids(message)}")
+
+
+async def play_out(
+    bot: ShitheadBot,
+    driver: Driver,
+    table_id: str,
+    names: dict[int, str],
+    view: Callable[[str, Table, int], Any],
+    max_moves: int = 800,
+) -> Table:
+    """Drive the humans at a table until the game is over, checking every view's privacy."""
+    table = table_of(bot, table_id)
+    for _ in range(max_moves):
+        game = table.game
+        assert game is not None
+        if table.phase == "over":
+            return table
+        waiting = [s for s in game.to_act() if s in names]
+        if not waiting:
+            await asyncio.sleep(0.01)
+            continue
+        seat = waiting[0]
+        message = await view(names[seat], table, seat)
+        if table.phase == "over" or seat not in game.to_act():
+            continue
+        assert_private(message, table, seat)
+        answer = await act(driver, names[seat], message)
+        assert answer["status"] == "answered", answer
+        assert not answer["response"]["ephemeral"] or footer(answer["response"]), answer
+    raise AssertionError("the game did not end")
+
+
+def client_errors(driver: Driver) -> list[tuple[str, str, int, int | None]]:
+    return [
+        (e["method"], e["route"], e["status"], e["code"])
+        for e in driver.log()
+        if e["status"] >= 400
+    ]
+
+
+def assert_no_client_errors(driver: Driver) -> None:
+    assert client_errors(driver) == []
+
+
+# ---------------------------------------------------------------------- tests
+
+
+async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: Driver) -> None:
+    for name in ("ana", "ben", "cid"):
+        await driver.create_user(name)
+    table_id, lobby = await open_table(driver, "ana", "general", "ben", "cid")
+    shown = driver.messages("general", as_user="cid")[-1]
+    assert "ana" in json.dumps(shown["embeds"]) and "cid" in json.dumps(shown["embeds"])
+    started = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    assert ids(started["response"]) == [f"sh:{table_id}:0:hand"]
+    names = {0: "ana", 1: "ben", 2: "cid"}
+
+    async def dm_view(user: str, table: Table, seat: int) -> JSON:
+        return await latest_dm(driver, user, table, seat)
+
+    table = await play_out(bot, driver, table_id, names, dm_view)
+    assert table.game is not None and table.game.loser is not None
+    for seat, user in names.items():
+        final = await driver.wait_until(
+            lambda user=user: "The game is over" in json.dumps(driver.dms(user)[-1]), timeout=10
+        )
+        assert final
+        for message in driver.dms(user):
+            assert "view" in footer(message)
+        assert f"Table {table_id} in #general on Sandbox" in json.dumps(driver.dms(user)[-1])
+        del seat
+    channel = await driver.wait_until(
+        lambda: next(
+            (
+                m
+                for m in driver.messages("general")
+                if m["id"] == lobby["id"] and "Result" in json.dumps(m["embeds"])
+            ),
+            None,
+        ),
+        timeout=10,
+    )
+    result = json.dumps(channel["embeds"], ensure_ascii=False)
+    assert f"Shithead: {names[table.game.loser]}" in result
+    assert ids(channel) == [f"sh:{table_id}:0:rematch"]
+    assert any("it's your turn" in m["content"] for m in driver.messages("general"))
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+    rematch = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:rematch")
+    assert rematch["status"] == "answered"
+    again = bot.tables.in_channel(driver.guild.channel_ids[0])
+    assert again is not None and again.names == table.names and again.phase == "setup"
+
+
+async def test_a_member_with_closed_dms_plays_by_ephemeral_views(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("dan", dms_open=False)
+    table_id, lobby = await open_table(driver, "ana", "general", "dan")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    notice = "can't send you direct messages"
+    await driver.wait_until(lambda: any(notice in m["content"] for m in driver.messages("general")))
+    answer = await driver.click("dan", lobby["id"], f"sh:{table_id}:0:hand")
+    assert answer["response"]["ephemeral"]
+
+    async def views(user: str, table: Table, seat: int) -> JSON:
+        if user == "dan":
+            return await latest_ephemeral(driver, user, "general", table, seat)
+        return await latest_dm(driver, user, table, seat)
+
+    table = await play_out(bot, driver, table_id, {0: "ana", 1: "dan"}, views)
+    assert table.phase == "over"
+    told = [m for m in driver.messages("general", limit=500) if notice in m["content"]]
+    assert len(told) == 1 and f"<@{table.seats[1].user_id}>" in told[0]["content"]
+    assert driver.dms("dan") == []
+    await bot.presenter.pacer.idle()
+    # The one answer that is not a success: the DM Discord refused, tried once only.
+    assert client_errors(driver) == [("POST", "/channels/{channel_id}/messages", 403, 50007)]
+
+
+async def test_refused_clicks_change_nothing(bot: ShitheadBot, driver: Driver) -> None:
+    for name in ("ana", "ben", "eve"):
+        await driver.create_user(name)
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    refused = await driver.click("eve", lobby["id"], f"sh:{table_id}:0:start")
+    assert refused["response"]["content"] == "Only the host can start the game."
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    table = table_of(bot, table_id)
+    for seat, user in ((0, "ana"), (1, "ben")):
+        ready = find(await latest_dm(driver, user, table, seat), "ready")
+        assert ready is not None
+        message = await latest_dm(driver, user, table, seat)
+        await driver.click(user, message["id"], ready["custom_id"])
+    game = table.game
+    assert game is not None and game.phase == "play" and game.turn is not None
+    turn, other = game.turn, 1 - game.turn
+    users = {0: "ana", 1: "ben"}
+
+    def state() -> tuple[int, int]:
+        assert table.game is not None
+        return table.version, table.game.moves
+
+    before = state()
+    answer = await driver.click("eve", lobby["id"], f"sh:{table_id}:0:hand")
+    assert answer["response"]["content"] == "You're not playing at this table."
+    # Two "hand" views of the player to act: the first one is never updated again.
+    old = (await driver.click(users[turn], lobby["id"], f"sh:{table_id}:0:hand"))["response"]
+    await driver.click(users[turn], lobby["id"], f"sh:{table_id}:0:hand")
+    assert state() == before
+    message = await latest_dm(driver, users[turn], table, turn)
+    menu = find(message, "sel")
+    assert menu is not None
+    chosen = await driver.select(users[turn], message["id"], menu["custom_id"], ["0"])
+    play = find(chosen["response"], "play")
+    assert play is not None
+    first, second = await asyncio.gather(
+        driver.click(users[turn], message["id"], play["custom_id"]),
+        driver.click(users[turn], message["id"], play["custom_id"]),
+    )
+    answers = sorted([first, second], key=lambda a: a["response"]["ephemeral"])
+    assert not answers[0]["response"]["ephemeral"]
+    second_answer = answers[1]["response"]["content"]
+    assert second_answer.startswith(("That was an old view", "It isn't your turn")), second_answer
+    assert table.game is not None and table.game.moves == before[1] + 1
+    after = state()
+    if table.game.turn == other:
+        old_menu = find(old, "sel")
+        assert old_menu is not None
+        refused = await driver.select(users[turn], old["id"], old_menu["custom_id"], ["0"])
+        assert refused["response"]["content"].startswith("It isn't your turn")
+        assert state() == after
+    await driver.command("ana", "general", "shithead end")
+    old_menu = find(old, "sel")
+    assert old_menu is not None
+    ended = await driver.select(users[turn], old["id"], old_menu["custom_id"], ["0"])
+    assert ended["response"]["content"] == "This table has ended."
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_one_member_against_two_computer_players(bot: ShitheadBot, driver: Driver) -> None:
+    await driver.create_user("ana")
+    table_id, lobby = await open_table(driver, "ana", "general")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot")
+    result = await driver.command("ana", "general", "shithead addbot", {"difficulty": "basic"})
+    assert result["response"]["ephemeral"]
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+
+    async def dm_view(user: str, table: Table, seat: int) -> JSON:
+        return await latest_dm(driver, user, table, seat)
+
+    table = await play_out(bot, driver, table_id, {0: "ana"}, dm_view)
+    assert table.phase == "over" and [s.computer for s in table.seats] == [None, "basic", "basic"]
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_timeouts_play_for_the_member_then_remove_them(tmp_path: Path) -> None:
+    timing = Timing(turn_seconds=0.6, remind_before=0.3, computer_delay=0.01)
+    async with running_sandbox() as sandbox:
+        driver = sandbox.driver
+        async with connected_bot(sandbox, make_bot(tmp_path, timing=timing, writes=4)) as bot:
+            await driver.create_user("ana")
+            await driver.create_user("ben")
+            table_id, lobby = await open_table(driver, "ana", "general", "ben")
+            await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+            table = table_of(bot, table_id)
+            for seat, user in ((0, "ana"), (1, "ben")):
+                message = await latest_dm(driver, user, table, seat)
+                ready = find(message, "ready")
+                assert ready is not None
+                await driver.click(user, message["id"], ready["custom_id"])
+            await driver.wait_until(lambda: table.phase == "over", timeout=15)
+            assert table.game is not None and table.game.end_reason == "resigned"
+            assert any("ran out of time" in line for line in table.log)
+            assert any("missed 3 turns in a row" in line for line in table.log)
+            await bot.presenter.pacer.idle()
+            assert any("running out" in m["content"] for m in driver.messages("general"))
+            assert_no_client_errors(driver)
+
+
+async def test_two_tables_in_two_channels_at_once(bot: ShitheadBot, driver: Driver) -> None:
+    await driver.create_channel("second")
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    first, lobby1 = await open_table(driver, "ana", "general")
+    second, lobby2 = await open_table(driver, "ben", "second")
+    refused = await driver.command("ben", "general", "shithead create")
+    assert "already has a table" in refused["response"]["content"]
+    for table_id, lobby, user in ((first, lobby1, "ana"), (second, lobby2, "ben")):
+        await driver.click(user, lobby["id"], f"sh:{table_id}:0:addbot")
+        await driver.click(user, lobby["id"], f"sh:{table_id}:0:start")
+
+    async def dm_view(user: str, table: Table, seat: int) -> JSON:
+        return await latest_dm(driver, user, table, seat)
+
+    one, two = await asyncio.gather(
+        play_out(bot, driver, first, {0: "ana"}, dm_view),
+        play_out(bot, driver, second, {0: "ben"}, dm_view),
+    )
+    assert one.phase == two.phase == "over"
+    assert one.channel_id != two.channel_id
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_a_thinking_computer_player_blocks_no_other_table(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    thinking, release = threading.Event(), threading.Event()
+    choose = bot.tables.chooser
+
+    def slow(strategy: str, view: Any, seed: int) -> Any:
+        thinking.set()
+        release.wait(10)
+        return choose(strategy, view, seed)
+
+    bot.tables.chooser = slow
+    await driver.create_channel("second")
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    table_id, lobby = await open_table(driver, "ana", "general")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    async with asyncio.timeout(5):
+        while not thinking.is_set():
+            await asyncio.sleep(0.01)
+    try:
+        result = await driver.command("ben", "second", "shithead create")
+        assert result["status"] == "answered" and not result["response"]["ephemeral"]
+    finally:
+        release.set()
