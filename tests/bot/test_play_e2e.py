@@ -68,7 +68,8 @@ def find(message: JSON, verb: str) -> JSON | None:
         for component in row["components"]:
             parts = component["custom_id"].split(":")
             if parts[3] == verb:
-                return component
+                found: JSON = component
+                return found
     return None
 
 
@@ -112,17 +113,18 @@ async def open_table(driver: Driver, host: str, channel: str, *others: str) -> t
 async def latest_dm(driver: Driver, user: str, table: Table, seat: int) -> JSON:
     """Wait for the user's DM view of the table at the seat's current version."""
     mark = f"table {table.id} · view {table.seats[seat].version}"
-    return await driver.wait_until(
+    message: JSON = await driver.wait_until(
         lambda: next((m for m in reversed(driver.dms(user)) if footer(m) == mark), None),
         timeout=10,
     )
+    return message
 
 
 async def latest_ephemeral(
     driver: Driver, user: str, channel: str, table: Table, seat: int
 ) -> JSON:
     mark = f"table {table.id} · view {table.seats[seat].version}"
-    return await driver.wait_until(
+    message: JSON = await driver.wait_until(
         lambda: next(
             (
                 m
@@ -133,6 +135,7 @@ async def latest_ephemeral(
         ),
         timeout=10,
     )
+    return message
 
 
 async def act(driver: Driver, user: str, message: JSON) -> JSON:
@@ -177,7 +180,7 @@ async def play_out(
             continue
         seat = waiting[0]
         message = await view(names[seat], table, seat)
-        if table.phase == "over" or seat not in game.to_act():
+        if game.over or seat not in game.to_act():
             continue
         assert_private(message, table, seat)
         answer = await act(driver, names[seat], message)
@@ -216,15 +219,15 @@ async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: 
 
     table = await play_out(bot, driver, table_id, names, dm_view)
     assert table.game is not None and table.game.loser is not None
-    for seat, user in names.items():
-        final = await driver.wait_until(
-            lambda user=user: "The game is over" in json.dumps(driver.dms(user)[-1]), timeout=10
-        )
-        assert final
+    for user in names.values():
+
+        def over(user: str = user) -> bool:
+            return "The game is over" in json.dumps(driver.dms(user)[-1])
+
+        await driver.wait_until(over, timeout=10)
         for message in driver.dms(user):
             assert "view" in footer(message)
         assert f"Table {table_id} in #general on Sandbox" in json.dumps(driver.dms(user)[-1])
-        del seat
     channel = await driver.wait_until(
         lambda: next(
             (
