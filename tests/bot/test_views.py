@@ -1,0 +1,52 @@
+"""Private views fit Discord's limits and never carry a hidden card."""
+
+from __future__ import annotations
+
+import json
+
+from bot import custom_ids
+from bot.render import card_text, constraint_text, describe
+from bot.tables import Seat, Table
+from bot.views import Selection, private_view
+from engine.cards import Card
+from engine.events import Burned, Played
+from engine.game import Game
+from engine.pile import Constraint
+from engine.rules import make_rules
+
+
+def big_hand_table() -> Table:
+    rules = make_rules("classic", {"decks": 4, "runs": True})
+    game = Game.deal(rules, 2, seed=5)
+    game.phase, game.turn = "play", 0
+    game.hands[0].extend(game.stock[:37])
+    del game.stock[:37]
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
+    table.game, table.phase = game, "play"
+    return table
+
+
+def test_a_forty_card_hand_fits_the_limits_and_hides_face_down_cards() -> None:
+    table = big_hand_table()
+    assert table.game is not None and len(table.game.hands[0]) == 40
+    view = private_view(table, 0, Selection(play=3))
+    rows = view.to_components()
+    assert len(rows) <= 5
+    for row in rows:
+        assert len(row["components"]) <= 5
+        for item in row["components"]:
+            assert len(item.get("options", [])) <= 25
+            assert custom_ids.parse(item["custom_id"]) is not None
+    text = json.dumps(rows, ensure_ascii=False)
+    hidden = {card_text(c) for c in table.game.face_down[0] + table.game.hands[1]}
+    hidden -= {card_text(c) for c in table.game.hands[0]}
+    assert not [card for card in hidden if card in text]
+    play = [i for row in rows for i in row["components"] if ":play" in i["custom_id"]]
+    assert play[0]["custom_id"] == "sh:abc:0:play:3" and not play[0].get("disabled")
+
+
+def test_words_for_the_pile_and_the_moves() -> None:
+    assert constraint_text(Constraint("lower_equal", 7, frozenset())) == "7 or lower"
+    assert constraint_text(Constraint("any", 0, frozenset())) == "anything"
+    lines = describe([Played(0, (Card(10, "H"),), "hand"), Burned(0, 4, "power")], ["Ana", "Ben"])
+    assert lines == ["Ana played 10♥", "Ana burned the pile with a 10"]
