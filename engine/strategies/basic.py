@@ -252,9 +252,9 @@ def choose_setup(situation: Situation) -> Action:
     stacks = [action for action in legal if isinstance(action, Stack)]
     if stacks:
         return max(stacks, key=lambda s: (len(s.cards), values.card_key(s.cards[0])))
-    for action in legal:
-        if isinstance(action, Ready):
-            return action
+    for candidate in legal:
+        if isinstance(candidate, Ready):
+            return candidate
     return legal[0]
 
 
