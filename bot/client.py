@@ -53,6 +53,8 @@ class ShitheadBot(commands.Bot):
     """The bot; it owns the settings it was built with and the table service."""
 
     def __init__(self, settings: Settings, tuning: Tuning | None = None) -> None:
+        # The bot has no voice features: don't warn that voice libraries are missing.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(command_prefix=commands.when_mentioned, intents=make_intents())
         self.settings = settings
         self.tuning = tuning or Tuning()
