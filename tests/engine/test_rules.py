@@ -1,0 +1,59 @@
+"""Rule sets: presets, overrides and refusals that name the option."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.rules import (
+    PRESETS,
+    RulesError,
+    make_rules,
+    matching_preset,
+    rules_from_json,
+    rules_to_json,
+)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_builds_and_round_trips(preset: str) -> None:
+    rules = make_rules(preset)
+    assert rules_from_json(rules_to_json(rules)) == rules
+    assert matching_preset(rules) == preset
+
+
+def test_alias_and_player_limits() -> None:
+    assert make_rules("scheisskopf") == make_rules("schwechat")
+    assert (make_rules("classic").min_players, make_rules("classic").max_players) == (2, 5)
+    assert make_rules("classic", {"jokers": 2}).max_players == 6
+    assert make_rules("smeghead").max_players > 6
+    assert make_rules("west-kent").max_players == 3
+
+
+@pytest.mark.parametrize(
+    ("overrides", "named", "allowed"),
+    [
+        ({"decks": 9}, "decks", "less than or equal to 4"),
+        ({"deal": "fast"}, "deal", "'classic' or 'choose'"),
+        ({"colour": True}, "colour", "options are decks"),
+        ({"powers": {"11": {"play": "anywhere"}}}, "powers", "not a rank"),
+        ({"powers": {"7": {"play": "sometimes"}}}, "powers.7.play", "'anywhere' or 'fits'"),
+    ],
+)
+def test_bad_options_are_refused_by_name(
+    overrides: dict[str, object], named: str, allowed: str
+) -> None:
+    with pytest.raises(RulesError) as info:
+        make_rules("classic", overrides)
+    assert named in str(info.value) and allowed in str(info.value)
+
+
+def test_unknown_preset_lists_the_presets() -> None:
+    with pytest.raises(RulesError, match="classic, dutch"):
+        make_rules("poker")
+
+
+def test_power_override_replaces_only_named_ranks() -> None:
+    rules = make_rules(
+        "classic", {"powers": {"7": {"play": "fits", "effects": ["lower"]}, "2": None}}
+    )
+    assert set(rules.powers) == {"7", "10", "JK"}
