@@ -19,6 +19,13 @@ from engine.views import PlayerView
 ANYWHERE_BASE = 20.0
 # How much worse the next player's position must be before we play high to starve them.
 DANGER_CARDS = 3
+# Once the stock is empty, a little noise in the costs breaks the endgame loops that two
+# deterministic players would otherwise repeat until the stalemate cap.
+ENDGAME_NOISE = 2.0
+# Chance that an endgame decision ignores the "starve the next player" rule, and chance that
+# it plays any legal play: both only break loops (measured: stalemates fall below 1%).
+DANGER_SKIP = 0.5
+ENDGAME_EPSILON = 0.05
 
 
 class CardValues:
@@ -85,6 +92,7 @@ class Situation:
     pile: Sequence[Card]
     stock_count: int
     next_held: int
+    chosen: bool = True
 
 
 def situation_of_view(view: PlayerView) -> Situation:
@@ -111,6 +119,7 @@ def situation_of_view(view: PlayerView) -> Situation:
         pile=table.pile,
         stock_count=table.stock_count,
         next_held=next_held,
+        chosen=view.chosen,
     )
 
 
@@ -135,8 +144,8 @@ def situation_of_game(game: Game, seat: int, legal: Sequence[Action]) -> Situati
     )
 
 
-def play_cost(situation: Situation, cards: Sequence[Card]) -> float:
-    """Say how much a play costs us (lower is better)."""
+def play_cost(situation: Situation, cards: Sequence[Card], starve: bool = True) -> float:
+    """Say how much a play costs us (lower is better); `starve` allows playing high."""
     values = situation.values
     table = values.table
     keep = values.keep
@@ -147,7 +156,10 @@ def play_cost(situation: Situation, cards: Sequence[Card]) -> float:
     if any(card.rank != first for card in cards):
         # A run sheds several cards at once; it costs its most precious card.
         return max(keep[card.rank] for card in cards) - 1.5 * (count - 1)
-    danger = situation.stock_count == 0 and situation.next_held <= DANGER_CARDS
+    # Starve a player about to go out, but lead low: a high lead only bounces back and forth.
+    danger = (
+        starve and bool(pile) and situation.stock_count == 0 and situation.next_held <= DANGER_CARDS
+    )
     if table.anywhere[first]:
         # Spend special cards one at a time, and a burn rather on a big pile.
         cost = keep[first] + 3.0 * (count - 1)
@@ -172,8 +184,18 @@ def play_cost(situation: Situation, cards: Sequence[Card]) -> float:
     return cost
 
 
-def _best_play(situation: Situation, plays: Sequence[Play]) -> Play:
-    """Pick the cheapest play (stable: the first of equal cost)."""
+def _best_play(situation: Situation, plays: Sequence[Play], rng: random.Random) -> Play:
+    """Pick the cheapest play (the first of equal cost), with a little noise in the endgame."""
+    if situation.stock_count == 0 and len(plays) > 1:
+        if rng.random() < ENDGAME_EPSILON:
+            return rng.choice(plays)
+        starve = rng.random() >= DANGER_SKIP
+        return min(
+            plays,
+            key=lambda play: (
+                play_cost(situation, play.cards, starve) + rng.random() * ENDGAME_NOISE
+            ),
+        )
     return min(plays, key=lambda play: play_cost(situation, play.cards))
 
 
@@ -184,15 +206,6 @@ def _pickup(situation: Situation, pickups: Sequence[PickUp]) -> PickUp:
         pickups,
         key=lambda action: values.card_key(action.add) if action.add is not None else (0.0, (0, 0)),
     )
-
-
-def _worth_picking_up(situation: Situation, best: Play) -> bool:
-    """Pick up voluntarily only to avoid spending a special card on a small pile of specials."""
-    table = situation.values.table
-    pile = situation.pile
-    if not pile or len(pile) > 2 or not table.anywhere[best.cards[0].rank]:
-        return False
-    return all(table.anywhere[card.rank] for card in pile)
 
 
 def choose_play(situation: Situation, rng: random.Random) -> Action:
@@ -213,10 +226,8 @@ def choose_play(situation: Situation, rng: random.Random) -> Action:
     if flips:
         return rng.choice(flips)
     if plays:
-        best = _best_play(situation, plays)
-        if pickups and _worth_picking_up(situation, best):
-            return _pickup(situation, pickups)
-        return best
+        # Picking up a pile when a play exists only fed loops in measurements: never do it.
+        return _best_play(situation, plays, rng)
     if stock is not None:
         return stock
     if pickups:
@@ -234,10 +245,14 @@ def choose_setup(situation: Situation) -> Action:
         pool = list(situation.hand) + [card for stack in situation.face_up for card in stack]
         best = sorted(pool, key=values.card_key, reverse=True)[:size]
         wanted = tuple(sorted(best, key=sort_key))
+        current = tuple(sorted((c for stack in situation.face_up for c in stack), key=sort_key))
+        if situation.chosen and current == wanted:
+            chooses = []
         for action in chooses:
             if tuple(sorted(action.cards, key=sort_key)) == wanted:
                 return action
-        return max(chooses, key=lambda action: sum(values.keep[c.rank] for c in action.cards))
+        if chooses and not situation.chosen:
+            return max(chooses, key=lambda action: sum(values.keep[c.rank] for c in action.cards))
     swaps = [action for action in legal if isinstance(action, Swap)]
     if swaps:
         best_swap = max(
@@ -266,7 +281,7 @@ def choose_basic(situation: Situation, rng: random.Random, setup: bool) -> Actio
 
 
 class BasicStrategy(SeededStrategy):
-    """Keep power cards, play low, starve a player about to go out, pick up when forced."""
+    """Keep power cards, play low, starve a player about to go out, pick up only when forced."""
 
     name = "basic"
 
