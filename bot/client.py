@@ -20,7 +20,7 @@ from bot.presenter import Presenter
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
-from bot.tables import TableService, Timing
+from bot.tables import Table, TableService, Timing
 from bot.views import Control
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,7 @@ class ShitheadBot(commands.Bot):
         )
         self.presenter.service = self.tables
         self.table_commands: Tables | None = None
+        self._to_redraw: list[Table] = []
 
     async def handle_control(self, interaction: discord.Interaction, cid: ComponentId) -> None:
         """Pass a component click to the table commands."""
@@ -87,6 +88,7 @@ class ShitheadBot(commands.Bot):
         self.add_dynamic_items(Control)
         restored = await self.tables.restore()
         log.info("restored %d running tables", len(restored))
+        self._to_redraw = restored
         await houserules.setup(self, self.storage)
         await stats.setup(self, self.storage)
         houserules.register_root(root, self.storage)
@@ -110,6 +112,12 @@ class ShitheadBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("connected as %s to %d guilds", self.user, len(self.guilds))
+        # A restored table's messages may be behind its stored state (the last process
+        # stopped before writing them): redraw them once, now that names can be shown.
+        tables, self._to_redraw = self._to_redraw, []
+        for table in tables:
+            if table.open:
+                self.presenter.restored(table)
 
 
 def run_bot(settings: Settings) -> None:

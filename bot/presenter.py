@@ -73,6 +73,12 @@ class Presenter:
         if not table.open:
             self.last_turn.pop(table.id, None)
 
+    def restored(self, table: Table) -> None:
+        """Redraw a table taken up after a restart, without pinging its player to act again."""
+        if table.game is not None:
+            self.last_turn[table.id] = table.game.turn
+        self.changed(table)
+
     async def remind(self, table: Table, seat: int) -> None:
         """Tell the player to act, in the channel, that their time runs out."""
         user_id = table.seats[seat].user_id
