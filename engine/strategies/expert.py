@@ -1,0 +1,199 @@
+"""The `expert` strategy: determinized Monte-Carlo search with the basic player in rollouts."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.actions import Action, Flip, PickUp, Play, PlayStock
+from engine.cards import Card, make_deck
+from engine.game import Game
+from engine.strategies.base import SeededStrategy
+from engine.strategies.basic import (
+    choose_basic,
+    choose_play,
+    play_cost,
+    situation_of_game,
+    situation_of_view,
+    values_for,
+)
+from engine.views import PlayerView
+
+# Search budget per decision: determinizations (each one tried with every candidate action).
+ITERATIONS = 24
+# Safety net only: stop sampling after this many seconds (the iteration budget decides).
+TIME_LIMIT = 0.40
+# Candidate actions searched: the basic player's favourites, plus picking up and the stock.
+MAX_CANDIDATES = 5
+# Moves a rollout is played out before the position is judged by its card counts.
+ROLLOUT_DEPTH = 60
+# Softness (in cards) of the judgement of a position where nobody is out yet.
+TEMPERATURE = 2.5
+
+
+class Determinizer:
+    """Deal the cards a view does not show, consistently with every count it does show."""
+
+    def __init__(self, view: PlayerView) -> None:
+        """Work out which cards are unseen and where they may be."""
+        table = view.table
+        rules = table.rules
+        self.view = view
+        unseen = Counter(make_deck(rules.decks, rules.jokers))
+        seen: list[Card] = [*view.hand, *table.pile, *table.burned]
+        for seat in table.seats:
+            for stack in seat.face_up:
+                seen.extend(stack)
+        unseen.subtract(seen)
+        self.unseen = sorted(unseen.elements())
+        needed = table.stock_count
+        for seat in table.seats:
+            needed += seat.face_down_count
+            if seat.seat != view.seat:
+                needed += seat.hand_count
+        self.consistent = needed == len(self.unseen) and all(v >= 0 for v in unseen.values())
+
+    def sample(self, rng: random.Random) -> Game:
+        """Build one game the view cannot tell apart from the real one."""
+        view = self.view
+        table = view.table
+        cards = list(self.unseen)
+        rng.shuffle(cards)
+        players = len(table.seats)
+        game = Game(
+            table.rules,
+            players,
+            dealer=table.dealer,
+            seed=rng.getrandbits(32),
+            check_players=False,
+        )
+        hands: list[list[Card]] = []
+        face_down: list[list[Card]] = []
+        for seat in table.seats:
+            if seat.seat == view.seat:
+                hands.append(list(view.hand))
+            else:
+                hands.append([cards.pop() for _ in range(seat.hand_count)])
+            face_down.append([cards.pop() for _ in range(seat.face_down_count)])
+        game.hands = hands
+        game.face_down = face_down
+        game.face_up = [[list(stack) for stack in seat.face_up] for seat in table.seats]
+        game.stock = cards
+        game.pile = list(table.pile)
+        game.burned = list(table.burned)
+        game.finished = list(table.finished)
+        game.out = [seat.seat in table.finished for seat in table.seats]
+        game.direction = table.direction
+        game.turn = table.turn
+        game.phase = "play"
+        game.ready = [True] * players
+        game.chosen = [True] * players
+        game.last_on_pile = table.last_on_pile
+        return game
+
+
+def _burden(game: Game, seat: int, anywhere: Sequence[bool]) -> float:
+    """Estimate how far `seat` is from going out, in cards (special cards count less)."""
+    specials = sum(1 for card in game.hands[seat] if anywhere[card.rank])
+    specials += sum(1 for stack in game.face_up[seat] for card in stack if anywhere[card.rank])
+    return game.cards_held(seat) - 0.6 * specials
+
+
+def judge(game: Game, seat: int) -> float:
+    """Score a position for `seat` in [0, 1]: 1 is safe (loser mode) or won (winner mode)."""
+    winner_mode = game.rules.mode == "winner"
+    if game.over:
+        if winner_mode:
+            return 1.0 if game.winner == seat else 0.0
+        return 0.0 if game.loser == seat else 1.0
+    if game.out[seat]:
+        return 1.0
+    anywhere = game.table.anywhere
+    active = game.active_players()
+    burdens = {other: _burden(game, other, anywhere) for other in active}
+    sign = -1.0 if winner_mode else 1.0
+    low = min(sign * value for value in burdens.values())
+    weights = {
+        other: math.exp((sign * value - low) / TEMPERATURE) for other, value in burdens.items()
+    }
+    share = weights[seat] / sum(weights.values())
+    return share if winner_mode else 1.0 - share
+
+
+def rollout(game: Game, seat: int, rng: random.Random, depth: int) -> float:
+    """Play on with the basic player in every seat for `depth` moves, then judge."""
+    for _ in range(depth):
+        if game.over:
+            break
+        turn = game.turn
+        assert turn is not None
+        legal = game.legal_actions(turn)
+        if len(legal) == 1:
+            game.apply(legal[0])
+            continue
+        game.apply(choose_play(situation_of_game(game, turn, legal), rng))
+    return judge(game, seat)
+
+
+def candidates(view: PlayerView, limit: int) -> list[Action]:
+    """Pick the actions worth searching: the cheapest plays, one pick-up, the stock."""
+    situation = situation_of_view(view)
+    plays = [action for action in view.legal if isinstance(action, Play)]
+    plays.sort(key=lambda play: play_cost(situation, play.cards))
+    chosen: list[Action] = list(plays[:limit])
+    pickups = [action for action in view.legal if isinstance(action, PickUp)]
+    if pickups:
+        keep = values_for(view.table.rules).keep
+        chosen.append(min(pickups, key=lambda p: keep[p.add.rank] if p.add is not None else 0.0))
+    chosen.extend(action for action in view.legal if isinstance(action, PlayStock))
+    return chosen
+
+
+class ExpertStrategy(SeededStrategy):
+    """Try each candidate action in sampled deals of the unseen cards; keep the best on average."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int = ITERATIONS,
+        time_limit: float | None = TIME_LIMIT,
+        max_candidates: int = MAX_CANDIDATES,
+        depth: int = ROLLOUT_DEPTH,
+    ) -> None:
+        """Set the budget: `iterations` deals, at most `time_limit` seconds (None: no cap)."""
+        super().__init__(seed)
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.max_candidates = max_candidates
+        self.depth = depth
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Action:
+        """Search the play phase; set up like the basic player."""
+        if view.table.phase != "play":
+            return choose_basic(situation_of_view(view), rng, setup=True)
+        if all(isinstance(action, Flip) for action in view.legal):
+            return rng.choice(view.legal)  # every face-down card is alike to us
+        options = candidates(view, self.max_candidates)
+        determinizer = Determinizer(view)
+        if len(options) == 1 or not determinizer.consistent:
+            return options[0]
+        totals = [0.0] * len(options)
+        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        for _ in range(self.iterations):
+            world_seed = rng.getrandbits(64)
+            play_seed = rng.getrandbits(64)
+            for index, action in enumerate(options):
+                # Common random numbers: every candidate meets the same deal and the same dice.
+                game = determinizer.sample(random.Random(world_seed))
+                game.apply(action)
+                totals[index] += rollout(game, view.seat, random.Random(play_seed), self.depth)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        best = max(range(len(options)), key=lambda index: (totals[index], -index))
+        return options[best]

@@ -1,0 +1,219 @@
+"""Computer players: legal in every preset, deterministic by seed, blind to hidden cards."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+from engine.actions import Action, Choose, PickUp, Play, Ready
+from engine.cards import Card, parse_cards
+from engine.game import Game
+from engine.pile import PowerTable
+from engine.rules import make_rules, preset_names
+from engine.strategies import StrategyError, get_strategy, strategy_names
+from engine.strategies.expert import ExpertStrategy
+from engine.views import PlayerView, SeatView, TableView, player_view
+
+FAST = ["random", "basic"]
+
+
+def _play(
+    preset: str, names: list[str], seed: int, max_moves: int = 400, **overrides: object
+) -> tuple[Game, list[Action]]:
+    """Play a seeded game up to `max_moves`, checking every choice is legal."""
+    rules = make_rules(preset, overrides or None)
+    game = Game.deal(rules, len(names), seed=seed)
+    players = [get_strategy(name, seed * 100 + seat) for seat, name in enumerate(names)]
+    chosen: list[Action] = []
+    while not game.over and game.moves < max_moves:
+        seat = game.to_act()[0]
+        view = player_view(game, seat)
+        action = players[seat].choose(view)
+        assert action in view.legal
+        game.apply(action)
+        chosen.append(action)
+    return game, chosen
+
+
+@pytest.mark.parametrize("preset", preset_names())
+@pytest.mark.parametrize("name", FAST)
+def test_fast_strategies_play_legally_in_every_preset(preset: str, name: str) -> None:
+    game, _ = _play(preset, [name, "basic", "random"], seed=7)
+    assert game.phase in ("play", "over")
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"mode": "winner"},
+        {"play_from_stock": True, "face_up_pickup": "keep"},
+        {"runs": True, "stacking": True, "pickup_turn": "previous"},
+        {"deal": "choose", "stacking": True, "jokers": 2},
+        {"swap": False, "start_pile": True, "burn_turn": "next", "four_of_a_kind": "play"},
+        {"voluntary_pickup": False, "pickup_turn": "same", "first_player": "random"},
+    ],
+)
+def test_basic_handles_options(overrides: dict[str, object]) -> None:
+    game, _ = _play("classic", ["basic", "basic", "random"], seed=3, max_moves=2000, **overrides)
+    assert game.over
+
+
+def test_basic_games_finish_between_basic_players() -> None:
+    for seed in range(3):
+        game, _ = _play("classic", ["basic"] * 4, seed=seed, max_moves=3000)
+        assert game.over
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_same_seed_same_choices(name: str) -> None:
+    _, first = _play("classic", [name, name, name], seed=11)
+    _, again = _play("classic", [name, name, name], seed=11)
+    assert first == again
+
+
+def test_registry_names_and_errors() -> None:
+    assert {"random", "basic", "expert"} <= set(strategy_names())
+    assert get_strategy(" Basic ", 1).name == "basic"
+    with pytest.raises(StrategyError):
+        get_strategy("grandmaster")
+
+
+def _hand_built_view() -> PlayerView:
+    """A view written by hand: there is no game behind it at all."""
+    rules = make_rules("classic")
+    pile = tuple(parse_cards(["5H", "9C"]))
+    seats = (
+        SeatView(0, 3, ((Card(14, "S"),), (Card(10, "D"),), (Card(2, "C"),)), 3, False, None, True),
+        SeatView(1, 3, ((Card(13, "H"),), (Card(4, "S"),), (Card(6, "D"),)), 3, False, None, True),
+    )
+    hand = tuple(parse_cards(["3D", "9H", "QS"]))
+    table = TableView(
+        rules=rules,
+        phase="play",
+        turn=0,
+        direction=1,
+        pile=pile,
+        constraint=PowerTable(rules).constraint(pile),
+        stock_count=20,
+        burned=(),
+        seats=seats,
+        finished=(),
+        loser=None,
+        winner=None,
+        end_reason=None,
+        last_on_pile=1,
+        dealer=1,
+    )
+    legal = (Play(0, (Card(9, "H"),)), Play(0, (Card(12, "S"),)))
+    return PlayerView(seat=0, table=table, hand=hand, legal=(*legal, PickUp(0)), chosen=True)
+
+
+@pytest.mark.parametrize("name", ["random", "basic", "expert"])
+def test_strategy_needs_only_a_view(name: str) -> None:
+    view = _hand_built_view()
+    action = get_strategy(name, 5).choose(view)
+    assert action in view.legal
+    if name == "basic":
+        assert action == Play(0, (Card(9, "H"),))
+
+
+def _swap_hidden(game: Game, seat: int, seed: int) -> Game:
+    """The same game with everything `seat` cannot see reshuffled."""
+    clone = Game(game.rules, game.players, dealer=game.dealer, seed=game.seed)
+    for field in ("phase", "turn", "direction", "pile", "burned", "finished", "out", "ready"):
+        value = getattr(game, field)
+        setattr(clone, field, list(value) if isinstance(value, list) else value)
+    clone.chosen = list(game.chosen)
+    clone.last_on_pile = game.last_on_pile
+    clone.face_up = [[list(stack) for stack in stacks] for stacks in game.face_up]
+    hidden = list(game.stock)
+    for other in range(game.players):
+        hidden += game.face_down[other]
+        if other != seat:
+            hidden += game.hands[other]
+    random.Random(seed).shuffle(hidden)
+    clone.hands = [list(hand) if other == seat else [] for other, hand in enumerate(game.hands)]
+    clone.face_down = [[] for _ in range(game.players)]
+    for other in range(game.players):
+        if other != seat:
+            clone.hands[other] = [hidden.pop() for _ in game.hands[other]]
+        clone.face_down[other] = [hidden.pop() for _ in game.face_down[other]]
+    clone.stock = hidden
+    assert player_view(clone, seat) == player_view(game, seat)
+    return clone
+
+
+@pytest.mark.parametrize("name", ["random", "basic", "expert"])
+def test_choice_ignores_hidden_cards(name: str) -> None:
+    game, _ = _play("classic", ["basic", "basic", "basic"], seed=5, max_moves=12)
+    seat = game.to_act()[0]
+    real = get_strategy(name, 9).choose(player_view(game, seat))
+    for shuffle in range(2):
+        other = _swap_hidden(game, seat, shuffle)
+        assert get_strategy(name, 9).choose(player_view(other, seat)) == real
+
+
+def test_setup_choices_put_strong_cards_face_up() -> None:
+    rules = make_rules("choose-deal")
+    game = Game.deal(rules, 3, seed=1)
+    strategy = get_strategy("basic", 0)
+    first = strategy.choose(player_view(game, 0))
+    assert isinstance(first, Choose)
+    game.apply(first)
+    assert isinstance(strategy.choose(player_view(game, 0)), Ready)
+    face_up = sorted(card.rank for card in first.cards)
+    hand = sorted(card.rank for card in game.hands[0])
+    weight = {2: 20, 10: 30}
+    assert min(weight.get(r, r) for r in face_up) >= max(weight.get(r, r) for r in hand)
+
+
+def test_one_instance_from_several_threads() -> None:
+    game, _ = _play("classic", ["basic", "basic", "basic"], seed=2, max_moves=20)
+    seat = game.to_act()[0]
+    view = player_view(game, seat)
+    strategy = get_strategy("basic", 3)
+    results: list[object] = []
+
+    def worker() -> None:
+        for _ in range(50):
+            results.append(strategy.choose(view))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 200
+    assert all(action in view.legal for action in results)
+
+
+def test_no_legal_action_is_an_error() -> None:
+    game = Game.deal(make_rules("classic"), 3, seed=1)
+    for seat in range(3):
+        game.apply(Ready(seat))
+    idle = next(seat for seat in range(3) if seat != game.turn)
+    with pytest.raises(StrategyError):
+        get_strategy("basic").choose(player_view(game, idle))
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_expert_plays_legally_in_every_preset(preset: str) -> None:
+    rules = make_rules(preset)
+    game = Game.deal(rules, 3, seed=13)
+    expert = ExpertStrategy(4, iterations=2, time_limit=None, depth=6)
+    basic = get_strategy("basic", 4)
+    while not game.over and game.moves < 40:
+        seat = game.to_act()[0]
+        view = player_view(game, seat)
+        action = (expert if seat == 0 else basic).choose(view)
+        assert action in view.legal
+        game.apply(action)
+
+
+def test_expert_is_deterministic_with_an_iteration_budget() -> None:
+    game, _ = _play("classic", ["basic", "basic", "basic"], seed=8, max_moves=15)
+    view = player_view(game, game.to_act()[0])
+    first = [ExpertStrategy(6, iterations=3, time_limit=None).choose(view) for _ in range(2)]
+    assert first[0] == first[1]
