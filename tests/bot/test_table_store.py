@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -33,17 +34,36 @@ async def storage(database: Path) -> AsyncIterator[Storage]:
     await opened.close()
 
 
-def service_on(
-    storage: Storage, clock: FakeClock, recorder: Recorder | None = None
-) -> TableService:
-    return TableService(
-        store=StorageTableStore(storage),
-        listener=recorder,
-        timing=TIMING,
-        clock=clock,
-        sleep=clock.sleep,
-        seeds=lambda: 7,
-    )
+Services = Callable[[Storage, Recorder | None], TableService]
+
+
+@pytest.fixture
+async def services(clock: FakeClock, storage: Storage) -> AsyncIterator[Services]:
+    """Make table services on a storage (one per "process"); stop their timers at the end."""
+    made: list[TableService] = []
+
+    def make(storage: Storage, recorder: Recorder | None = None) -> TableService:
+        service = TableService(
+            store=StorageTableStore(storage),
+            listener=recorder,
+            timing=TIMING,
+            clock=clock,
+            sleep=clock.sleep,
+            seeds=lambda: 7,
+        )
+        made.append(service)
+        return service
+
+    yield make
+    for service in made:
+        await service.shutdown()
+
+
+async def soon(condition: Callable[[], Awaitable[bool]]) -> None:
+    """Wait for a timer's effect that goes through the database's thread."""
+    async with asyncio.timeout(5):
+        while not await condition():
+            await asyncio.sleep(0.01)
 
 
 async def move(service: TableService, table: Table) -> None:
@@ -68,17 +88,16 @@ async def playing(service: TableService) -> Table:
 
 
 async def test_every_action_is_saved_and_a_new_process_restores_it(
-    database: Path, storage: Storage, clock: FakeClock
+    database: Path, storage: Storage, services: Services
 ) -> None:
-    service = service_on(storage, clock)
+    service = services(storage, None)
     table = await playing(service)
     await service.shutdown()
     await storage.close()
     # A new process: a new connection to the file, a new service.
     reopened = await Storage.open(database)
     try:
-        recorder = Recorder()
-        fresh = service_on(reopened, clock, recorder)
+        fresh = services(reopened, Recorder())
         restored = await fresh.restore()
         assert [t.to_json() for t in restored] == [table.to_json()]
         again = fresh.get(table.id)
@@ -96,9 +115,9 @@ async def test_every_action_is_saved_and_a_new_process_restores_it(
 
 
 async def test_a_restored_turn_timer_runs_from_its_stored_deadline(
-    storage: Storage, clock: FakeClock
+    storage: Storage, clock: FakeClock, services: Services
 ) -> None:
-    service = service_on(storage, clock)
+    service = services(storage, None)
     table = await playing(service)
     await service.shutdown()
     deadline = table.deadline
@@ -107,47 +126,52 @@ async def test_a_restored_turn_timer_runs_from_its_stored_deadline(
     assert turn is not None
     await clock.advance(12)  # the bot was down for a while
     recorder = Recorder()
-    fresh = service_on(storage, clock, recorder)
+    fresh = services(storage, recorder)
     (again,) = await fresh.restore()
     assert again.deadline == deadline
-    await clock.advance(deadline - 20 - clock.now - 0.5)
+
+    async def reminded() -> bool:
+        return recorder.reminders == [turn]
+
+    await clock.advance(deadline - TIMING.remind_before - clock.now - 0.5)
     assert recorder.reminders == []
     await clock.advance(1)
-    assert recorder.reminders == [turn]
+    await soon(reminded)
     await clock.advance(deadline - clock.now - 0.5)
     assert again.seats[turn].timeouts == 0
     await clock.advance(1)
     assert again.seats[turn].timeouts == 1
     assert any("ran out of time" in line for line in again.log)
-    (stored,) = await StorageTableStore(storage).load()
-    assert stored.to_json() == again.to_json()
-    await fresh.shutdown()
+
+    async def saved() -> bool:
+        (stored,) = await StorageTableStore(storage).load()
+        return stored.to_json() == again.to_json()
+
+    await soon(saved)
 
 
 async def test_a_finished_game_is_recorded_and_no_longer_restored(
-    storage: Storage, clock: FakeClock
+    storage: Storage, clock: FakeClock, services: Services
 ) -> None:
-    service = service_on(storage, clock)
+    service = services(storage, None)
     table = await playing(service)
     clock.now += 300
     await service.leave(table.id, BEN)
     assert phase(table) == "over"
     assert await storage.running_tables() == []
-    assert await service_on(storage, clock).restore() == []
+    assert await services(storage, None).restore() == []
     rows = {row.name: (row.games, row.losses) for row in await storage.leaderboard(10)}
     assert rows == {"Ana": (1, 0), "Ben": (1, 1), "Cid": (1, 0)}
     (played,) = await storage.played_games(10, BEN.user_id)
     assert played.loser and played.preset == "classic"
-    await service.shutdown()
 
 
 async def test_a_table_closed_without_a_result_is_forgotten(
-    storage: Storage, clock: FakeClock
+    storage: Storage, services: Services
 ) -> None:
-    service = service_on(storage, clock)
+    service = services(storage, None)
     table = await service.create(10, 20, ANA, config())
     assert [t.table_id for t in await storage.running_tables()] == [table.id]
     await service.end(table.id, ANA)
     assert await storage.running_tables() == []
     assert await storage.leaderboard(10) == []
-    await service.shutdown()
