@@ -26,6 +26,8 @@ ENDGAME_NOISE = 2.0
 # it plays any legal play: both only break loops (measured: stalemates fall below 1%).
 DANGER_SKIP = 0.5
 ENDGAME_EPSILON = 0.05
+# Leading after a pick-up is where the loops restart (Dutch sevens): more noise there.
+ENDGAME_LEAD_EPSILON = 0.3
 
 
 class CardValues:
@@ -187,7 +189,8 @@ def play_cost(situation: Situation, cards: Sequence[Card], starve: bool = True) 
 def _best_play(situation: Situation, plays: Sequence[Play], rng: random.Random) -> Play:
     """Pick the cheapest play (the first of equal cost), with a little noise in the endgame."""
     if situation.stock_count == 0 and len(plays) > 1:
-        if rng.random() < ENDGAME_EPSILON:
+        epsilon = ENDGAME_EPSILON if situation.pile else ENDGAME_LEAD_EPSILON
+        if rng.random() < epsilon:
             return rng.choice(plays)
         starve = rng.random() >= DANGER_SKIP
         return min(
