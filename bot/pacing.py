@@ -87,11 +87,13 @@ class Pacer:
             await asyncio.gather(*workers, return_exceptions=True)
 
     async def close(self) -> None:
-        """Cancel every queued job."""
-        for state in self._buckets.values():
-            state.pending.clear()
-            if state.worker is not None:
-                state.worker.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await state.worker
-        self._buckets.clear()
+        """Cancel every queued job (and any a cancelled job queued meanwhile)."""
+        while self._buckets:
+            buckets = list(self._buckets.values())
+            self._buckets.clear()
+            for state in buckets:
+                state.pending.clear()
+                if state.worker is not None:
+                    state.worker.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await state.worker

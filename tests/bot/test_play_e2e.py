@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -83,20 +84,77 @@ def footer(message: JSON) -> str:
 
 
 def hidden_cards(table: Table, seat: int) -> set[str]:
-    """Cards `seat` must never see: others' hands and every face-down card."""
+    """Cards `seat` must never see: others' hands, every face-down card and the stock.
+
+    A card is written as the bot writes it (10♥) and as the engine does (10H); a card
+    that also shows openly to `seat` (a second deck's twin, a joker) proves nothing.
+    """
     game = table.game
     assert game is not None
-    hidden = {card_text(c) for cards in game.face_down for c in cards}
+    hidden = [c for cards in game.face_down for c in cards] + list(game.stock)
     for other, hand in enumerate(game.hands):
         if other != seat:
-            hidden |= {card_text(c) for c in hand}
-    return hidden
+            hidden += hand
+    shown = list(game.hands[seat]) + game.pile + game.burned
+    shown += [c for stacks in game.face_up for stack in stacks for c in stack]
+    visible = {card_text(c) for c in shown} | {str(c) for c in shown}
+    return ({card_text(c) for c in hidden} | {str(c) for c in hidden}) - visible
+
+
+def leaks(message: JSON, hidden: set[str]) -> list[str]:
+    """Return the hidden cards written anywhere in a message's payload."""
+    text = json.dumps(message, ensure_ascii=False)
+    return sorted(
+        card
+        for card in hidden
+        if re.search(rf"(?<![0-9A-Za-z]){re.escape(card)}(?![A-Za-z])", text)
+    )
 
 
 def assert_private(message: JSON, table: Table, seat: int) -> None:
-    text = json.dumps(message, ensure_ascii=False)
-    leaked = [card for card in hidden_cards(table, seat) if card in text]
+    leaked = leaks(message, hidden_cards(table, seat))
     assert not leaked, f"seat {seat} sees {leaked}"
+
+
+class PrivacyWatch:
+    """Check every member's DMs against the cards hidden at the moment each one shows.
+
+    A DM's footer names its seat's view version; each version is one state of the table,
+    recorded by `snapshot` after every change, so a DM not yet redrawn is checked against
+    the state it shows (its pile top may since have been picked up, and that is no leak).
+    """
+
+    def __init__(self, driver: Driver, table: Table, names: dict[int, str]) -> None:
+        self.driver = driver
+        self.table = table
+        self.names = names
+        self.hidden: dict[tuple[int, int], set[str]] = {}
+        self.checked = 0
+
+    def snapshot(self) -> None:
+        """Record the hidden cards of every seat's current view version."""
+        for seat in self.names:
+            version = self.table.seats[seat].version
+            hidden = hidden_cards(self.table, seat)
+            assert self.hidden.setdefault((seat, version), hidden) == hidden, (seat, version)
+
+    def check(self) -> None:
+        """Read every member's DMs (one call each) and check each whole payload."""
+        prefix = f"table {self.table.id} · view "
+        for seat, user in self.names.items():
+            for message in self.driver.dms(user):
+                mark = footer(message)
+                assert mark.startswith(prefix), mark
+                hidden = self.hidden.get((seat, int(mark.removeprefix(prefix))))
+                assert hidden is not None, f"{user}'s DM shows a state never recorded: {mark}"
+                leaked = leaks(message, hidden)
+                assert not leaked, f"{user}'s DM ({mark}) shows {leaked}"
+                self.checked += 1
+
+    def after_move(self) -> None:
+        """Record the new state and check every DM."""
+        self.snapshot()
+        self.check()
 
 
 async def open_table(driver: Driver, host: str, channel: str, *others: str) -> tuple[str, JSON]:
@@ -166,6 +224,7 @@ async def play_out(
     names: dict[int, str],
     view: Callable[[str, Table, int], Any],
     max_moves: int = 800,
+    after_move: Callable[[], None] | None = None,
 ) -> Table:
     """Drive the humans at a table until the game is over, checking every view's privacy."""
     table = table_of(bot, table_id)
@@ -186,6 +245,8 @@ async def play_out(
         answer = await act(driver, names[seat], message)
         assert answer["status"] == "answered", answer
         assert not answer["response"]["ephemeral"] or footer(answer["response"]), answer
+        if after_move is not None:
+            after_move()
     raise AssertionError("the game did not end")
 
 
@@ -213,11 +274,13 @@ async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: 
     started = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
     assert ids(started["response"]) == [f"sh:{table_id}:0:hand"]
     names = {0: "ana", 1: "ben", 2: "cid"}
+    watch = PrivacyWatch(driver, table_of(bot, table_id), names)
+    watch.snapshot()
 
     async def dm_view(user: str, table: Table, seat: int) -> JSON:
         return await latest_dm(driver, user, table, seat)
 
-    table = await play_out(bot, driver, table_id, names, dm_view)
+    table = await play_out(bot, driver, table_id, names, dm_view, after_move=watch.after_move)
     assert table.game is not None and table.game.loser is not None
     for user in names.values():
 
@@ -228,6 +291,8 @@ async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: 
         for message in driver.dms(user):
             assert "view" in footer(message)
         assert f"Table {table_id} in #general on Sandbox" in json.dumps(driver.dms(user)[-1])
+    watch.check()
+    assert watch.checked > 3 * table.game.moves
     channel = await driver.wait_until(
         lambda: next(
             (
