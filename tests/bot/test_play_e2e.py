@@ -495,3 +495,97 @@ async def test_a_thinking_computer_player_blocks_no_other_table(
         assert result["status"] == "answered" and not result["response"]["ephemeral"]
     finally:
         release.set()
+
+
+def field(message: JSON, name: str) -> str:
+    """Return the value of the first embed's field called `name`."""
+    fields = (message.get("embeds") or [{}])[0].get("fields", [])
+    value: str = next(f["value"] for f in fields if f["name"] == name)
+    return value
+
+
+async def ready_up(driver: Driver, user: str, message: JSON) -> JSON:
+    ready = find(message, "ready")
+    assert ready is not None, ids(message)
+    answer = await driver.click(user, message["id"], ready["custom_id"])
+    assert answer["status"] == "answered", answer
+    return answer
+
+
+async def test_players_choose_their_face_up_cards_then_play(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    created = await driver.command("ana", "general", "shithead create", {"preset": "choose-deal"})
+    lobby = created["response"]
+    assert "players choose their face-up cards" in field(lobby, "Rules")
+    table_id = ids(lobby)[0].split(":")[1]
+    await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    table = table_of(bot, table_id)
+    game = table.game
+    assert game is not None and game.face_up == [[], []]
+    for seat, user in ((0, "ana"), (1, "ben")):
+        message = await latest_dm(driver, user, table, seat)
+        assert find(message, "ready") is None and field(message, "Face-up") == "—"
+        menu = find(message, "choose")
+        assert menu is not None and menu["min_values"] == menu["max_values"] == 3
+        labels = [option["label"] for option in menu["options"]]
+        assert len(labels) == 6 and field(message, "Hand") == " ".join(labels)
+        chosen = await driver.select(user, message["id"], menu["custom_id"], ["0", "2", "5"])
+        assert chosen["status"] == "answered", chosen
+        shown = chosen["response"]
+        picked = [labels[0], labels[2], labels[5]]
+        assert field(shown, "Face-up") == " ".join(picked)
+        assert field(shown, "Hand") == " ".join(labels[1:2] + labels[3:5])
+        assert [card_text(stack[0]) for stack in game.face_up[seat]] == picked
+        await ready_up(driver, user, shown)
+    assert game.phase == "play" and table.phase == "play" and game.turn is not None
+    turn, moves = game.turn, game.moves
+    user = ("ana", "ben")[turn]
+    message = await latest_dm(driver, user, table, turn)
+    assert find(message, "choose") is None and find(message, "sel") is not None
+    moved = await act(driver, user, message)
+    assert moved["status"] == "answered" and game.moves == moves + 1
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_karma_players_stack_equal_cards_before_play(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    # Seed 4242 deals ana 5♥ in hand and 5♦ face up; ben has nothing to stack.
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    created = await driver.command("ana", "general", "shithead create", {"preset": "karma"})
+    lobby = created["response"]
+    assert "Preset: karma" in field(lobby, "Rules") and "stacking" in field(lobby, "Rules")
+    table_id = ids(lobby)[0].split(":")[1]
+    await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    table = table_of(bot, table_id)
+    game = table.game
+    assert game is not None
+    stock = len(game.stock)
+    assert find(await latest_dm(driver, "ben", table, 1), "stack") is None
+    message = await latest_dm(driver, "ana", table, 0)
+    menu = find(message, "stack")
+    assert menu is not None
+    assert [option["label"] for option in menu["options"]] == ["Stack a 5 (5♥)"]
+    stacked = await driver.select("ana", message["id"], menu["custom_id"], ["0"])
+    assert stacked["status"] == "answered", stacked
+    shown = stacked["response"]
+    assert "5♦ 5♥" in field(shown, "Face-up") and "5♥" not in field(shown, "Hand")
+    assert [len(stack) for stack in game.face_up[0]] == [1, 1, 2]
+    assert len(game.hands[0]) == 3 and len(game.stock) == stock - 1
+    assert find(shown, "stack") is None
+    await ready_up(driver, "ana", shown)
+    await ready_up(driver, "ben", await latest_dm(driver, "ben", table, 1))
+    assert game.phase == "play" and table.phase == "play" and game.turn is not None
+    turn, moves = game.turn, game.moves
+    user = ("ana", "ben")[turn]
+    moved = await act(driver, user, await latest_dm(driver, user, table, turn))
+    assert moved["status"] == "answered" and game.moves == moves + 1
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
