@@ -16,6 +16,7 @@ from bot.client import ShitheadBot, Tuning
 from bot.render import card_text
 from bot.settings import get_settings
 from bot.tables import Table, Timing
+from engine.rules import make_rules
 from sandbox.driver import Driver
 from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
@@ -587,5 +588,73 @@ async def test_karma_players_stack_equal_cards_before_play(
     user = ("ana", "ben")[turn]
     moved = await act(driver, user, await latest_dm(driver, user, table, turn))
     assert moved["status"] == "answered" and game.moves == moves + 1
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_the_host_or_a_moderator_kicks_and_no_one_else(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    for name in ("ana", "ben", "cid", "eve"):
+        await driver.create_user(name)
+    await driver.create_user("mod", moderator=True)
+    table_id, lobby = await open_table(driver, "ana", "general", "ben", "cid")
+    table = table_of(bot, table_id)
+    refused = await driver.command("ben", "general", "shithead kick", {"member": "cid"})
+    assert refused["response"]["content"] == "Only the host or a moderator can do that."
+    absent = await driver.command("ana", "general", "shithead kick", {"member": "eve"})
+    assert absent["response"]["content"] == "That member doesn't sit at this table."
+    assert table.names == ["ana", "ben", "cid"]
+    kicked = await driver.command("ana", "general", "shithead kick", {"member": "ben"})
+    assert kicked["response"]["ephemeral"] and kicked["response"]["content"] == "ben was removed."
+    assert table.names == ["ana", "cid"]
+
+    def seats_shown() -> str | None:
+        shown = next(m for m in driver.messages("general") if m["id"] == lobby["id"])
+        return field(shown, "Seats") if "ben" not in field(shown, "Seats") else None
+
+    assert await driver.wait_until(seats_shown, timeout=10) == "1. ana\n2. cid"
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    removed = await driver.command("mod", "general", "shithead kick", {"member": "cid"})
+    assert removed["response"]["content"] == "cid was removed."
+    assert table.phase == "over" and table.seats[1].removed
+    assert table.game is not None and table.game.loser == 1
+    assert "cid was removed from the game" in table.log
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, driver: Driver) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    server = await driver.command("ben", "general", "shithead rules")
+    assert server["response"]["ephemeral"]
+    assert server["response"]["content"].startswith("Preset: classic\n")
+    none = await driver.command("ben", "general", "shithead table")
+    assert none["response"]["content"].startswith("There is no table in this channel.")
+    created = await driver.command("ana", "general", "shithead create", {"preset": "dutch"})
+    lobby = created["response"]
+    summary = field(lobby, "Rules")
+    assert summary.startswith("Preset: dutch\n") and "2 joker(s)" in summary
+    assert "pick up only when you can't play" in summary
+    table_id = ids(lobby)[0].split(":")[1]
+    table = table_of(bot, table_id)
+    assert table.rules == make_rules("dutch")
+    rules = await driver.command("ben", "general", "shithead rules")
+    assert rules["response"]["ephemeral"] and rules["response"]["content"] == summary
+    await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    shown = await driver.command("ben", "general", "shithead table")
+    assert shown["response"]["ephemeral"] and field(shown["response"], "Seats") == "1. ana\n2. ben"
+    assert shown["response"]["embeds"][0]["title"] == f"Shithead table {table_id}"
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    during = await driver.command("ben", "general", "shithead table")
+    assert "stock" in field(during["response"], "Cards") and ids(during["response"]) == []
+
+    async def dm_view(user: str, table: Table, seat: int) -> JSON:
+        return await latest_dm(driver, user, table, seat)
+
+    played = await play_out(bot, driver, table_id, {0: "ana", 1: "ben"}, dm_view)
+    assert played.game is not None and played.game.rules == make_rules("dutch")
+    assert played.game.loser is not None
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
