@@ -17,7 +17,7 @@ from bot.controls import MAX_OPTIONS, MAX_PLAY_MENUS, controls
 from bot.custom_ids import ComponentId
 from bot.i18n import t
 from bot.render import card_text, play_label
-from bot.tables import Table
+from bot.tables import COMPUTER_LEVELS, Table, available_levels
 
 Style = discord.ButtonStyle
 
@@ -90,13 +90,24 @@ def _select(
     )
 
 
+def computer_label(level: str) -> str:
+    """Name the button that seats a computer player of a level."""
+    labels = {
+        "basic": t("Add computer player (basic)"),
+        "expert": t("Add computer player (expert)"),
+    }
+    return labels.get(level) or t("Add computer player ({level})", level=level)
+
+
 def lobby_view(table: Table) -> discord.ui.View:
-    """Join, Leave, Add computer player and Start."""
+    """Join, Leave and Start; below, one Add computer player button per level the engine has."""
     view = discord.ui.View(timeout=None)
     view.add_item(_button(_id(table, 0, "join"), t("Join"), Style.success, row=0))
     view.add_item(_button(_id(table, 0, "leave"), t("Leave"), row=0))
-    view.add_item(_button(_id(table, 0, "addbot"), t("Add computer player"), row=0))
     view.add_item(_button(_id(table, 0, "start"), t("Start"), Style.primary, row=0))
+    for level in available_levels():
+        arg = str(COMPUTER_LEVELS.index(level))
+        view.add_item(_button(_id(table, 0, "addbot", arg), computer_label(level), row=1))
     return view
 
 

@@ -43,6 +43,16 @@ def player_of(interaction: discord.Interaction) -> Player:
     )
 
 
+def level_of(cid: ComponentId) -> str | None:
+    """Read the computer level an Add computer player button names (by index; none: basic)."""
+    if cid.verb != "addbot" or len(cid.numbers) != 1:
+        return None
+    index = cid.numbers[0]
+    if index >= len(COMPUTER_LEVELS):
+        raise TableError(t("That move isn't available any more."))
+    return COMPUTER_LEVELS[index]
+
+
 async def refuse(interaction: discord.Interaction, text: str) -> None:
     """Answer with a short explanation only the asker sees."""
     if interaction.response.is_done():
@@ -242,7 +252,7 @@ class Tables:
         player = player_of(interaction)
         verb = cid.verb
         if verb in LOBBY_VERBS:
-            table = await self.lobby_action(cid.table, verb, player)
+            table = await self.lobby_action(cid.table, verb, player, level_of(cid))
             embed, view = table_embed(table), table_view(table)
             await interaction.response.edit_message(embed=embed, view=view)
             if interaction.message is not None and interaction.message.id == table.message_id:

@@ -407,7 +407,7 @@ async def test_refused_clicks_change_nothing(bot: ShitheadBot, driver: Driver) -
 async def test_one_member_against_two_computer_players(bot: ShitheadBot, driver: Driver) -> None:
     await driver.create_user("ana")
     table_id, lobby = await open_table(driver, "ana", "general")
-    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot:0")
     result = await driver.command("ana", "general", "shithead addbot", {"difficulty": "basic"})
     assert result["response"]["ephemeral"]
     await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
@@ -454,7 +454,7 @@ async def test_two_tables_in_two_channels_at_once(bot: ShitheadBot, driver: Driv
     refused = await driver.command("ben", "general", "shithead create")
     assert "already has a table" in refused["response"]["content"]
     for table_id, lobby, user in ((first, lobby1, "ana"), (second, lobby2, "ben")):
-        await driver.click(user, lobby["id"], f"sh:{table_id}:0:addbot")
+        await driver.click(user, lobby["id"], f"sh:{table_id}:0:addbot:0")
         await driver.click(user, lobby["id"], f"sh:{table_id}:0:start")
 
     async def dm_view(user: str, table: Table, seat: int) -> JSON:
@@ -486,7 +486,7 @@ async def test_a_thinking_computer_player_blocks_no_other_table(
     await driver.create_user("ana")
     await driver.create_user("ben")
     table_id, lobby = await open_table(driver, "ana", "general")
-    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot:0")
     await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
     async with asyncio.timeout(5):
         while not thinking.is_set():
@@ -656,5 +656,48 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
     played = await play_out(bot, driver, table_id, {0: "ana", 1: "ben"}, dm_view)
     assert played.game is not None and played.game.rules == make_rules("dutch")
     assert played.game.loser is not None
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_the_host_picks_an_expert_computer_player(bot: ShitheadBot, driver: Driver) -> None:
+    await driver.create_user("ana")
+    table_id, lobby = await open_table(driver, "ana", "general")
+    buttons = {c["custom_id"]: c["label"] for row in lobby["components"] for c in row["components"]}
+    assert buttons[f"sh:{table_id}:0:addbot:0"] == "Add computer player (basic)"
+    assert buttons[f"sh:{table_id}:0:addbot:1"] == "Add computer player (expert)"
+    added = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot:1")
+    assert "Computer 1 (expert)" in field(added["response"], "Seats")
+    table = table_of(bot, table_id)
+    assert [seat.computer for seat in table.seats] == [None, "expert"]
+    asked: list[str] = []
+    choose = bot.tables.chooser
+
+    def recording(strategy: str, view: Any, seed: int) -> Any:
+        asked.append(strategy)
+        return choose(strategy, view, seed)
+
+    bot.tables.chooser = recording
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    await ready_up(driver, "ana", await latest_dm(driver, "ana", table, 0))
+    game = table.game
+    assert game is not None
+
+    def expert_moved() -> bool:
+        return any(
+            line.startswith("Computer 1 (expert) ") and not line.endswith((" is ready", " leads"))
+            for line in table.log
+        )
+
+    # The expert readies itself, then makes its moves; ana makes hers until it has.
+    for _ in range(4):
+        if game.phase == "play" and game.turn == 0 and not expert_moved():
+            await act(driver, "ana", await latest_dm(driver, "ana", table, 0))
+        if expert_moved():
+            break
+        await driver.wait_until(lambda: expert_moved() or game.turn == 0, timeout=10)
+    assert expert_moved(), table.log
+    assert asked and set(asked) == {"expert"}
+    await driver.command("ana", "general", "shithead end")
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
-from bot import custom_ids
+import pytest
+
+from bot import custom_ids, views
 from bot.render import card_text, constraint_text, describe
 from bot.tables import Seat, Table
-from bot.views import Selection, private_view
+from bot.views import Selection, lobby_view, private_view
 from engine.cards import Card
 from engine.events import Burned, Played
 from engine.game import Game
@@ -50,3 +52,19 @@ def test_words_for_the_pile_and_the_moves() -> None:
     assert constraint_text(Constraint("any", 0, frozenset())) == "anything"
     lines = describe([Played(0, (Card(10, "H"),), "hand"), Burned(0, 4, "power")], ["Ana", "Ben"])
     assert lines == ["Ana played 10♥", "Ana burned the pile with a 10"]
+
+
+def test_the_lobby_offers_only_the_computer_levels_the_engine_has(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = Table("abc", 1, 2, 3, "classic", make_rules(), 5, 90, 3, [Seat(3, "Ana")])
+    labels = {
+        item["custom_id"]: item["label"]
+        for row in lobby_view(table).to_components()
+        for item in row["components"]
+    }
+    assert labels["sh:abc:0:addbot:0"] == "Add computer player (basic)"
+    assert labels["sh:abc:0:addbot:1"] == "Add computer player (expert)"
+    monkeypatch.setattr(views, "available_levels", lambda: ["basic"])
+    only = [i["custom_id"] for row in lobby_view(table).to_components() for i in row["components"]]
+    assert only == ["sh:abc:0:join", "sh:abc:0:leave", "sh:abc:0:start", "sh:abc:0:addbot:0"]
