@@ -37,6 +37,11 @@ MOVES_BEFORE_KILL = 5
 # ---------------------------------------------------------------------- the bot's process
 
 
+def tail(log: Path) -> str:
+    """The end of the bot processes' log, to explain a failure."""
+    return log.read_text(errors="replace")[-6000:]
+
+
 @contextlib.asynccontextmanager
 async def bot_process(
     sandbox: Sandbox, database: Path, settle: float, log: Path
@@ -58,7 +63,10 @@ async def bot_process(
             stderr=stderr,
         )
     try:
-        await sandbox.driver.wait_ready(timeout=20)
+        try:
+            await sandbox.driver.wait_ready(timeout=20)
+        except TimeoutError:
+            raise AssertionError(f"the bot did not connect:\n{tail(log)}") from None
         yield process
     finally:
         if process.returncode is None:
@@ -154,9 +162,6 @@ async def move(driver: Driver, database: Path, table_id: str) -> JSON | None:
 async def test_a_killed_bot_is_replaced_and_the_game_goes_on(tmp_path: Path) -> None:
     database, log = tmp_path / "bot.sqlite3", tmp_path / "bot.log"
 
-    def output() -> str:
-        return log.read_text(errors="replace")[-6000:]
-
     async with running_sandbox(rate_limits=ROOMY) as sandbox:
         driver = sandbox.driver
         for name in NAMES.values():
@@ -164,7 +169,7 @@ async def test_a_killed_bot_is_replaced_and_the_game_goes_on(tmp_path: Path) -> 
         async with bot_process(sandbox, database, SLOW_SETTLE, log) as first:
             table_id, lobby = await open_table(driver, "ana", "general", "ben", "cid")
             started = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
-            assert started["status"] == "answered", output()
+            assert started["status"] == "answered", tail(log)
             # Everyone gets ready, then a few moves; the last one's answer is the last word.
             last: JSON | None = None
             for _ in range(len(NAMES) + MOVES_BEFORE_KILL):
@@ -181,6 +186,9 @@ async def test_a_killed_bot_is_replaced_and_the_game_goes_on(tmp_path: Path) -> 
         assert shown[mover] == cards(last["response"])
         dm_ids = {seat: [m["id"] for m in driver.dms(name)] for seat, name in NAMES.items()}
         assert all(len(ids) == 1 for ids in dm_ids.values()), dm_ids
+        # The kill came before the others' views were redrawn: the new process must do it.
+        behind = [s for s, name in NAMES.items() if footer(driver.dms(name)[-1]) != mark(before, s)]
+        assert behind and mover not in behind
         await driver.wait_until(lambda: not driver.state()["bot"]["connected"])
 
         async with bot_process(sandbox, database, QUICK_SETTLE, log):
@@ -190,7 +198,7 @@ async def test_a_killed_bot_is_replaced_and_the_game_goes_on(tmp_path: Path) -> 
             for seat, name in NAMES.items():
                 # The old table message's My hand button answers with the same cards...
                 hand = await driver.click(name, lobby["id"], f"sh:{table_id}:0:hand")
-                assert hand["status"] == "answered", output()
+                assert hand["status"] == "answered", tail(log)
                 assert hand["response"]["ephemeral"]
                 assert footer(hand["response"]) == mark(before, seat)
                 assert cards(hand["response"]) == shown[seat]
@@ -203,17 +211,18 @@ async def test_a_killed_bot_is_replaced_and_the_game_goes_on(tmp_path: Path) -> 
             while await move(driver, database, table_id) is not None:
                 moves += 1
                 assert moves < 800, "the game did not end"
-            result = await driver.wait_until(
-                lambda: next(
-                    (
-                        m
-                        for m in driver.messages("general")
-                        if m["id"] == lobby["id"] and "Result" in json.dumps(m["embeds"])
-                    ),
-                    None,
-                ),
-                timeout=10,
-            )
+
+            def table_message() -> JSON:
+                channel = driver.messages("general", limit=10_000)
+                return next(m for m in channel if m["id"] == lobby["id"])
+
+            try:
+                result = await driver.wait_until(
+                    lambda: "Result" in json.dumps(table_message()["embeds"]), timeout=10
+                )
+            except TimeoutError:
+                raise AssertionError(f"no result: {table_message()}\n{tail(log)}") from None
+            result = table_message()
             for seat, name in NAMES.items():
 
                 def over(name: str = name) -> bool:
@@ -225,7 +234,7 @@ async def test_a_killed_bot_is_replaced_and_the_game_goes_on(tmp_path: Path) -> 
         assert not any(e["status"] >= 400 for e in driver.log()), driver.log()
 
     games = recorded_games(database)
-    assert len(games) == 1, output()
+    assert len(games) == 1, tail(log)
     record = games[0]
     assert record["end_reason"] == "out"
     assert record["moves"] > before.game.moves
