@@ -405,6 +405,7 @@ async def test_refused_clicks_change_nothing(bot: ShitheadBot, driver: Driver) -
 
 
 async def test_one_member_against_two_computer_players(bot: ShitheadBot, driver: Driver) -> None:
+    bot.tables.seeds = lambda: 7  # a short game (about 60 moves) with today's basic player
     await driver.create_user("ana")
     table_id, lobby = await open_table(driver, "ana", "general")
     await driver.click("ana", lobby["id"], f"sh:{table_id}:0:addbot:0")
