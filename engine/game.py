@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from itertools import combinations, pairwise
+from itertools import combinations, groupby, pairwise
+from operator import itemgetter
 from typing import Any, Literal
 
 from engine.actions import (
@@ -52,6 +53,8 @@ Phase = Literal["setup", "play", "over"]
 # the limit grows with the number of players still in.
 STALEMATE_BASE = 200
 STALEMATE_PER_PLAYER = 40
+
+_RANK = itemgetter(0)  # a Card's rank, fast
 
 # Suit order that breaks ties for `first_player: lowest_by_suit` (Dutch page: clubs first).
 _SUIT_PRIORITY = {"C": 0, "S": 1, "H": 2, "D": 3}
@@ -240,7 +243,7 @@ class Game:
     def _play(self, action: Play) -> list[Event]:
         seat = action.player
         cards = list(action.cards)
-        if not cards or not all(isinstance(card, Card) for card in cards):
+        if not cards:
             raise IllegalAction(INVALID, "a play needs at least one card")
         self._check_play_turn(seat)
         zone = self.zone_of(seat)
@@ -319,14 +322,9 @@ class Game:
             burn = any(table.burn[card.rank] for card in cards)
             reverse = any(table.reverse[card.rank] for card in cards)
             skips = sum(1 for card in cards if table.skip[card.rank])
-        burned = False
-        if burn:
-            burned = True
-            events.append(Burned(seat, len(self.pile), "power"))
-        elif self._four_of_a_kind(cards):
-            burned = True
-            events.append(Burned(seat, len(self.pile), "four_of_a_kind"))
+        burned = burn or self._four_of_a_kind(cards)
         if burned:
+            events.append(Burned(seat, len(self.pile), "power" if burn else "four_of_a_kind"))
             self.burned.extend(self.pile)
             self.pile.clear()
             self.last_on_pile = None
@@ -418,7 +416,7 @@ class Game:
     def _after_action(self, events: list[Event]) -> None:
         """Count actions without progress and end a game that can no longer end by itself."""
         self.idle += 1
-        if self.idle >= self.stalemate_limit():
+        if self.idle >= STALEMATE_BASE and self.idle >= self.stalemate_limit():
             self._end_stalemate(events)
 
     def _end_stalemate(self, events: list[Event]) -> None:
@@ -701,17 +699,12 @@ class Game:
         can_play = False
         if zone == "hand" or (zone == "face_up" and self._face_up_singles(seat)):
             cards = sorted(self.hands[seat] if zone == "hand" else self.face_up_cards(seat))
-            start, count = 0, len(cards)
-            while start < count:  # cards sort by rank, then suit: walk each rank's group
-                rank = cards[start].rank
-                end = start + 1
-                while end < count and cards[end].rank == rank:
-                    end += 1
+            for rank, same in groupby(cards, _RANK):  # cards sort by rank, then suit
                 if rank in playable:
                     can_play = True
-                    for stop in range(start + 1, end + 1):
-                        actions.append(Play(seat, tuple(cards[start:stop])))
-                start = end
+                    group = tuple(same)
+                    for count in range(1, len(group) + 1):
+                        actions.append(Play(seat, group[:count]))
             if self.rules.runs and can_play:
                 actions.extend(Play(seat, run) for run in self._runs(cards))
         elif zone == "face_up":
