@@ -81,5 +81,3 @@ class Resign:
 
 
 Action = Play | Flip | PickUp | PlayStock | Swap | Choose | Stack | Ready | Resign
-SETUP_ACTIONS = (Swap, Choose, Stack, Ready)
-PLAY_ACTIONS = (Play, Flip, PickUp, PlayStock)

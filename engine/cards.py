@@ -39,10 +39,6 @@ class Card(NamedTuple):
             return "JK"
         return f"{RANK_NAMES[self.rank]}{self.suit}"
 
-    @property
-    def is_joker(self) -> bool:
-        return self.rank == JOKER
-
 
 def parse_card(text: str) -> Card:
     """Read a card written as rank+suit (`10H`, `QS`) or `JK`."""

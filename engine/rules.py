@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from engine.cards import JOKER, CardError, parse_rank, rank_name
+from engine.cards import CardError, parse_rank, rank_name
 
 Effect = Literal["reset", "glass", "lower", "lower_equal", "burn", "reverse", "skip"]
 EFFECTS: tuple[str, ...] = ("reset", "glass", "lower", "lower_equal", "burn", "reverse", "skip")
@@ -122,31 +122,10 @@ class RuleSet(BaseModel):
                 f"not {players}"
             )
 
-    def power_of(self, rank: int) -> Power | None:
-        """The power of a rank, if it has one."""
-        return self.powers.get(rank_name(rank))
-
-    @property
-    def powered_ranks(self) -> frozenset[int]:
-        return frozenset(parse_rank(name) for name in self.powers)
-
-    def has_jokers(self) -> bool:
-        return self.jokers > 0 and JOKER in self.powered_ranks
-
-
-def _preset(**options: Any) -> dict[str, Any]:
-    return options
-
-
-def _with(base: Mapping[str, Power], **changes: Power) -> dict[str, Power]:
-    powers = dict(base)
-    powers.update({name.removeprefix("r"): power for name, power in changes.items()})
-    return powers
-
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "classic": _preset(),
-    "dutch": _preset(
+    "classic": {},
+    "dutch": dict(
         jokers=2,
         first_player="lowest_by_suit",
         voluntary_pickup=False,
@@ -160,7 +139,7 @@ PRESETS: dict[str, dict[str, Any]] = {
             "10": _power("fits", "burn"),
         },
     ),
-    "schwechat": _preset(
+    "schwechat": dict(
         decks=2,
         jokers=3,
         deal="choose",
@@ -177,34 +156,34 @@ PRESETS: dict[str, dict[str, Any]] = {
             "8": _power("fits", "skip", "reset"),
         },
     ),
-    "karma": _preset(stacking=True, pickup_turn="previous"),
-    "gultnieks": _preset(
-        powers=_with(
-            CLASSIC_POWERS,
-            r7=_power("fits", "lower_equal"),
-            r8=_power("anywhere", "reverse", "glass"),
-        )
+    "karma": dict(stacking=True, pickup_turn="previous"),
+    "gultnieks": dict(
+        powers={
+            **CLASSIC_POWERS,
+            "7": _power("fits", "lower_equal"),
+            "8": _power("anywhere", "reverse", "glass"),
+        }
     ),
-    "guarducci": _preset(
+    "guarducci": dict(
         jokers=2,
         runs=True,
         pickup_turn="previous",
-        powers=_with(
-            CLASSIC_POWERS,
-            r7=_power("anywhere", "glass", glass_empty="own"),
-            r8=_power("fits", "lower_equal", blocks=("10",)),
-            JK=_power("anywhere", "skip", "glass"),
-        ),
+        powers={
+            **CLASSIC_POWERS,
+            "7": _power("anywhere", "glass", glass_empty="own"),
+            "8": _power("fits", "lower_equal", blocks=("10",)),
+            "JK": _power("anywhere", "skip", "glass"),
+        },
     ),
-    "smeghead": _preset(decks=2, table_cards=4, hand_size=4),
-    "west-kent": _preset(table_cards=5, hand_size=5),
-    "finnish": _preset(table_cards=4),
-    "ten-two-slide": _preset(hand_size=4),
-    "egilsson": _preset(
+    "smeghead": dict(decks=2, table_cards=4, hand_size=4),
+    "west-kent": dict(table_cards=5, hand_size=5),
+    "finnish": dict(table_cards=4),
+    "ten-two-slide": dict(hand_size=4),
+    "egilsson": dict(
         play_from_stock=True,
-        powers=_with(CLASSIC_POWERS, r5=_power("anywhere", "lower")),
+        powers={**CLASSIC_POWERS, "5": _power("anywhere", "lower")},
     ),
-    "choose-deal": _preset(deal="choose"),
+    "choose-deal": dict(deal="choose"),
 }
 PRESET_ALIASES: dict[str, str] = {"scheisskopf": "schwechat"}
 OPTION_NAMES: tuple[str, ...] = tuple(RuleSet.model_fields)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -268,12 +268,6 @@ def _run_step(game: Game, step: dict[str, Any]) -> list[str]:
     return _check(game, expect, revealed)
 
 
-def iter_results(scenarios: Sequence[Scenario]) -> Iterator[tuple[Scenario, list[str]]]:
-    """Run each scenario, yielding its failures."""
-    for scenario in scenarios:
-        yield scenario, run_scenario(scenario.data)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the scenarios at the given paths and report."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -286,7 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     passed = failed = 0
-    for scenario, problems in iter_results(scenarios):
+    for scenario in scenarios:
+        problems = run_scenario(scenario.data)
         if problems:
             failed += 1
             for problem in problems:

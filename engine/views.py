@@ -59,10 +59,6 @@ class PlayerView:
     legal: tuple[Action, ...]
     chosen: bool
 
-    @property
-    def my_turn(self) -> bool:
-        return bool(self.legal) and self.table.phase == "play"
-
 
 def table_view(game: Game) -> TableView:
     """Build the spectator's view."""
