@@ -12,6 +12,7 @@ from sandbox.rules import (
     invalid_form,
     not_found,
     number_components,
+    too_long,
     validate_message,
 )
 from sandbox.world import (
@@ -208,11 +209,7 @@ class BotApi:
         elif kind == AUTOCOMPLETE_RESULT:
             choices = data.get("choices") or []
             if len(choices) > MAX_CHOICES:
-                raise invalid_form(
-                    ["data", "choices"],
-                    "BASE_TYPE_MAX_LENGTH",
-                    f"Must be {MAX_CHOICES} or fewer in length.",
-                )
+                raise too_long(["data", "choices"], MAX_CHOICES)
             extra = {"choices": choices}
         else:
             extra = {"modal": data}

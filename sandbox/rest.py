@@ -11,7 +11,7 @@ from aiohttp import BodyPartReader, web
 from sandbox import factory
 from sandbox.api import BotApi
 from sandbox.gateway import Gateway
-from sandbox.rules import DiscordError, RateLimiter, rate_limited_body
+from sandbox.rules import DiscordError, RateLimiter, invalid_form, rate_limited_body
 from sandbox.world import JSON, World
 
 PREFIX = "/api/v10"
@@ -288,12 +288,7 @@ def _id(request: web.Request, key: str) -> int:
     """Read a snowflake from the path; a malformed one is Discord's 50035."""
     value = request.match_info[key]
     if not value.isdigit():
-        raise DiscordError(
-            400,
-            50035,
-            "Invalid Form Body",
-            {key: {"_errors": [{"code": "NUMBER_TYPE_COERCE", "message": "Not a snowflake."}]}},
-        )
+        raise invalid_form([key], "NUMBER_TYPE_COERCE", "Not a snowflake.")
     return int(value)
 
 

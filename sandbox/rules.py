@@ -64,7 +64,8 @@ def invalid_form(path: list[str | int], code: str, message: str) -> DiscordError
     return DiscordError(400, 50035, "Invalid Form Body", _nest(path, code, message))
 
 
-def _too_long(path: list[str | int], limit: int) -> DiscordError:
+def too_long(path: list[str | int], limit: int) -> DiscordError:
+    """Return Discord's 50035 for a field over its length or count limit."""
     return invalid_form(path, "BASE_TYPE_MAX_LENGTH", f"Must be {limit} or fewer in length.")
 
 
@@ -72,7 +73,7 @@ def validate_message(body: JSON, *, partial: bool = False) -> None:
     """Refuse a message body that Discord would refuse; `partial` for edits."""
     content = body.get("content")
     if content is not None and len(str(content)) > MAX_CONTENT:
-        raise _too_long(["content"], MAX_CONTENT)
+        raise too_long(["content"], MAX_CONTENT)
     embeds = body.get("embeds")
     if embeds is not None:
         _validate_embeds(embeds)
@@ -85,27 +86,27 @@ def validate_message(body: JSON, *, partial: bool = False) -> None:
 
 def _validate_embeds(embeds: list[JSON]) -> None:
     if len(embeds) > MAX_EMBEDS:
-        raise _too_long(["embeds"], MAX_EMBEDS)
+        raise too_long(["embeds"], MAX_EMBEDS)
     total = 0
     for index, embed in enumerate(embeds):
         for key, limit in EMBED_TEXT_LIMITS.items():
             text = str(embed.get(key) or "")
             if len(text) > limit:
-                raise _too_long(["embeds", index, key], limit)
+                raise too_long(["embeds", index, key], limit)
             total += len(text)
         for (outer, inner), limit in EMBED_NESTED_LIMITS.items():
             text = str((embed.get(outer) or {}).get(inner) or "")
             if len(text) > limit:
-                raise _too_long(["embeds", index, outer, inner], limit)
+                raise too_long(["embeds", index, outer, inner], limit)
             total += len(text)
         fields = embed.get("fields") or []
         if len(fields) > MAX_EMBED_FIELDS:
-            raise _too_long(["embeds", index, "fields"], MAX_EMBED_FIELDS)
+            raise too_long(["embeds", index, "fields"], MAX_EMBED_FIELDS)
         for number, embed_field in enumerate(fields):
             for key, limit in FIELD_LIMITS.items():
                 text = str(embed_field.get(key) or "")
                 if len(text) > limit:
-                    raise _too_long(["embeds", index, "fields", number, key], limit)
+                    raise too_long(["embeds", index, "fields", number, key], limit)
                 total += len(text)
     if total > MAX_EMBED_TOTAL:
         raise invalid_form(
@@ -117,7 +118,7 @@ def _validate_embeds(embeds: list[JSON]) -> None:
 
 def _validate_components(rows: list[JSON]) -> None:
     if len(rows) > MAX_ROWS:
-        raise _too_long(["components"], MAX_ROWS)
+        raise too_long(["components"], MAX_ROWS)
     seen: set[str] = set()
     for r, row in enumerate(rows):
         items = row.get("components") or []
@@ -138,7 +139,7 @@ def _validate_components(rows: list[JSON]) -> None:
                 "The specified component exceeds the maximum width",
             )
         if len(items) > MAX_ROW_BUTTONS:
-            raise _too_long(["components", r, "components"], MAX_ROW_BUTTONS)
+            raise too_long(["components", r, "components"], MAX_ROW_BUTTONS)
         for c, item in enumerate(items):
             _validate_item(["components", r, "components", c], item, seen)
 
@@ -146,14 +147,14 @@ def _validate_components(rows: list[JSON]) -> None:
 def _validate_item(path: list[str | int], item: JSON, seen: set[str]) -> None:
     label = item.get("label")
     if label is not None and len(str(label)) > MAX_LABEL:
-        raise _too_long([*path, "label"], MAX_LABEL)
+        raise too_long([*path, "label"], MAX_LABEL)
     if item.get("type") == BUTTON and item.get("style") in (LINK_STYLE, PREMIUM_STYLE):
         return
     custom_id = item.get("custom_id")
     if not custom_id:
         raise invalid_form([*path, "custom_id"], "BASE_TYPE_REQUIRED", "This field is required")
     if len(custom_id) > MAX_CUSTOM_ID:
-        raise _too_long([*path, "custom_id"], MAX_CUSTOM_ID)
+        raise too_long([*path, "custom_id"], MAX_CUSTOM_ID)
     if custom_id in seen:
         raise invalid_form(
             [*path, "custom_id"],
@@ -164,7 +165,7 @@ def _validate_item(path: list[str | int], item: JSON, seen: set[str]) -> None:
     if item.get("type") == STRING_SELECT:
         options = item.get("options") or []
         if len(options) > MAX_SELECT_OPTIONS:
-            raise _too_long([*path, "options"], MAX_SELECT_OPTIONS)
+            raise too_long([*path, "options"], MAX_SELECT_OPTIONS)
         if not options:
             raise invalid_form(
                 [*path, "options"], "BASE_TYPE_MIN_LENGTH", "Must be 1 or more in length."
