@@ -204,7 +204,6 @@ class BotApi:
             assert interaction.message_id is not None
             message = self.world.messages[interaction.message_id]
             if kind == UPDATE_MESSAGE:
-                validate_message(data, partial=True)
                 self._apply_edit(message, data, [])
         elif kind == AUTOCOMPLETE_RESULT:
             choices = data.get("choices") or []
@@ -277,7 +276,6 @@ class BotApi:
         """Edit the original response or a followup (a loading original is filled, not edited)."""
         interaction = self._webhook_interaction(application_id, token)
         message = self._webhook_message(interaction, message_id)
-        validate_message(body, partial=True)
         if message.flags & LOADING:
             self._fill(message, body, files)
         else:
@@ -341,13 +339,13 @@ class BotApi:
 
     def _fill(self, message: Message, body: JSON, files: list[JSON]) -> None:
         """Replace a deferral's loading message with the real answer."""
-        message.flags &= ~LOADING
         self._apply_edit(message, body, files, mark_edited=False)
+        message.flags &= ~LOADING
 
     def _apply_edit(
         self, message: Message, body: JSON, files: list[JSON], *, mark_edited: bool = True
     ) -> None:
-        validate_message(body, partial=True)
+        """Apply an edit's fields; refuse it as Discord would (invalid or empty result)."""
         content = str(body["content"] or "") if "content" in body else message.content
         embeds = list(body["embeds"] or []) if "embeds" in body else message.embeds
         components = message.components
@@ -357,8 +355,14 @@ class BotApi:
         if files or "attachments" in body:
             kept = {str(a.get("id")) for a in body.get("attachments") or []}
             attachments = [a for a in attachments if a["id"] in kept] + self._attachments(files)
-        if not (content or embeds or components or attachments):
-            raise DiscordError(400, 50006, "Cannot send an empty message")
+        validate_message(
+            {
+                "content": content,
+                "embeds": embeds,
+                "components": components,
+                "attachments": attachments,
+            }
+        )
         message.content, message.embeds = content, embeds
         message.components, message.attachments = components, attachments
         if mark_edited:

@@ -190,3 +190,22 @@ async def test_discord_py_waits_out_the_limit(tight_limits: Sandbox) -> None:
     assert 429 in statuses
     contents = [m["content"] for m in driver.messages(channel_id)]
     assert contents == ["other 0", "other 1", "bot 0", "bot 1", "bot 2"]
+
+
+async def test_an_edit_is_held_to_the_same_limits(bot: ContractBot, driver: Driver) -> None:
+    channel_id = driver.guild.channel_ids[0]
+    posted = await bot.http.request(
+        Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id),
+        json={"content": "kept"},
+    )
+    route = Route(
+        "PATCH",
+        "/channels/{channel_id}/messages/{message_id}",
+        channel_id=channel_id,
+        message_id=posted["id"],
+    )
+    for body, code in [({"content": "x" * 2001}, 50035), ({"content": ""}, 50006)]:
+        with pytest.raises(discord.HTTPException) as refused:
+            await bot.http.request(route, json=body)
+        assert (refused.value.status, refused.value.code) == (400, code)
+    assert [(m["content"], m["edited"]) for m in driver.messages(channel_id)] == [("kept", False)]
