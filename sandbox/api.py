@@ -24,6 +24,7 @@ from sandbox.world import (
     Channel,
     Command,
     FirstAnswer,
+    Guild,
     Interaction,
     Message,
     World,
@@ -56,6 +57,13 @@ class BotApi:
             raise not_found(10003, "Channel")
         return channel
 
+    def guild(self, guild_id: int) -> Guild:
+        """Return a guild or Discord's 10004."""
+        guild = self.world.guilds.get(guild_id)
+        if guild is None:
+            raise not_found(10004, "Guild")
+        return guild
+
     def message(self, channel_id: int, message_id: int) -> Message:
         """Return a message the bot can reach through channel routes (not ephemeral)."""
         message = self.world.messages.get(message_id)
@@ -70,8 +78,8 @@ class BotApi:
     ) -> list[JSON]:
         """Replace the commands of one scope (global or a guild), keeping ids of same names."""
         self._check_application(application_id)
-        if guild_id is not None and guild_id not in self.world.guilds:
-            raise not_found(10004, "Guild")
+        if guild_id is not None:
+            self.guild(guild_id)
         previous = {
             (c.name, c.payload.get("type", 1)): c.id for c in self.world.commands.get(guild_id, [])
         }

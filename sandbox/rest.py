@@ -11,7 +11,7 @@ from aiohttp import BodyPartReader, web
 from sandbox import factory
 from sandbox.api import BotApi
 from sandbox.gateway import Gateway
-from sandbox.rules import DiscordError, RateLimiter, invalid_form, rate_limited_body
+from sandbox.rules import DiscordError, RateLimiter, invalid_form, not_found, rate_limited_body
 from sandbox.world import JSON, World
 
 PREFIX = "/api/v10"
@@ -168,7 +168,7 @@ class Rest:
         """Return any user."""
         user = self.world.users.get(_id(request, "user_id"))
         if user is None:
-            raise DiscordError(404, 10013, "Unknown User")
+            raise not_found(10013, "User")
         return json_response(factory.user(user))
 
     async def open_dm(self, request: web.Request) -> web.Response:
@@ -194,27 +194,21 @@ class Rest:
 
     async def get_guild(self, request: web.Request) -> web.Response:
         """Return a guild."""
-        guild = self.world.guilds.get(_id(request, "guild_id"))
-        if guild is None:
-            raise DiscordError(404, 10004, "Unknown Guild")
+        guild = self.api.guild(_id(request, "guild_id"))
         return json_response(factory.guild(self.world, guild))
 
     async def get_guild_channels(self, request: web.Request) -> web.Response:
         """Return a guild's channels."""
-        guild = self.world.guilds.get(_id(request, "guild_id"))
-        if guild is None:
-            raise DiscordError(404, 10004, "Unknown Guild")
+        guild = self.api.guild(_id(request, "guild_id"))
         channels = [factory.channel(self.world, self.world.channels[c]) for c in guild.channel_ids]
         return json_response(channels)
 
     async def get_member(self, request: web.Request) -> web.Response:
         """Return a guild member."""
-        guild = self.world.guilds.get(_id(request, "guild_id"))
-        if guild is None:
-            raise DiscordError(404, 10004, "Unknown Guild")
+        guild = self.api.guild(_id(request, "guild_id"))
         user_id = _id(request, "user_id")
         if user_id not in guild.members:
-            raise DiscordError(404, 10007, "Unknown Member")
+            raise not_found(10007, "Member")
         return json_response(factory.member(self.world, guild, user_id))
 
     async def get_channel(self, request: web.Request) -> web.Response:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 
 import discord
 import pytest
@@ -237,3 +238,24 @@ async def test_a_new_bot_process_handles_a_click_on_an_old_message(
     assert content.startswith("played in game 42 by pid ")
     assert content != f"played in game 42 by pid {os.getpid()}"
     assert joined["response"]["content"] == "alice joined"
+
+
+async def test_fetches_and_unknown_objects(bot: ContractBot, driver: Driver) -> None:
+    guild = await bot.fetch_guild(driver.guild.id)
+    assert guild.name == "Sandbox"
+    assert [c.name for c in await guild.fetch_channels()] == ["general"]
+    assert bot.user is not None
+    assert (await guild.fetch_member(bot.user.id)).id == bot.user.id
+    channel = await bot.fetch_channel(driver.guild.channel_ids[0])
+    assert isinstance(channel, discord.TextChannel)
+    unknown: list[tuple[Callable[[], Awaitable[object]], int]] = [
+        (lambda: bot.fetch_guild(1), 10004),
+        (lambda: bot.fetch_user(1), 10013),
+        (lambda: bot.fetch_channel(1), 10003),
+        (lambda: guild.fetch_member(1), 10007),
+        (lambda: channel.fetch_message(1), 10008),
+    ]
+    for fetch, code in unknown:
+        with pytest.raises(discord.NotFound) as refused:
+            await fetch()
+        assert refused.value.code == code
