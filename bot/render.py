@@ -26,7 +26,7 @@ from engine.events import (
 )
 from engine.pile import Constraint
 from engine.rules import RuleSet
-from engine.views import TableView, player_view, table_view
+from engine.views import SeatView, TableView, player_view, table_view
 
 if TYPE_CHECKING:
     from bot.tables import Table
@@ -224,12 +224,10 @@ def rules_summary(rules: RuleSet, preset: str) -> str:
     return "\n".join(lines)
 
 
-def seat_line(table: Table, seat: int) -> str:
+def seat_line(table: Table, view: SeatView) -> str:
     """One seat as everyone sees it: face-up cards and counts, never hidden cards."""
+    seat = view.seat
     name = table.seats[seat].name
-    if table.game is None:
-        return name
-    view = table_view(table.game).seats[seat]
     up = cards_text([card for stack in view.face_up for card in stack])
     text = t(
         "{name} — hand {hand} · face-up {up} · face-down {down}",
@@ -268,8 +266,8 @@ def table_embed(table: Table) -> discord.Embed:
     assert game is not None
     view = table_view(game)
     lines = []
-    for seat in range(len(table.seats)):
-        marker = "▶ " if view.turn == seat else "• "
+    for seat in view.seats:
+        marker = "▶ " if view.turn == seat.seat else "• "
         lines.append(marker + seat_line(table, seat))
     embed.add_field(name=t("Seats"), value="\n".join(lines), inline=False)
     if table.phase == "setup":
