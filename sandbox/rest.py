@@ -65,13 +65,11 @@ class Rest:
         """Return the route table."""
         p = PREFIX
         return [
-            web.get(f"{p}/gateway", self.get_gateway),
             web.get(f"{p}/gateway/bot", self.get_gateway_bot),
             web.get(f"{p}/users/@me", self.get_me),
             web.get(f"{p}/users/{{user_id}}", self.get_user),
             web.post(f"{p}/users/@me/channels", self.open_dm),
             web.get(f"{p}/oauth2/applications/@me", self.get_application),
-            web.get(f"{p}/applications/@me", self.get_application),
             web.get(f"{p}/applications/{{application_id}}/commands", self.get_commands),
             web.put(f"{p}/applications/{{application_id}}/commands", self.put_commands),
             web.get(
@@ -150,10 +148,6 @@ class Rest:
     async def unknown_route(self, request: web.Request) -> web.Response:
         """Answer a route the sandbox does not serve as Discord does."""
         raise DiscordError(404, 0, "404: Not Found")
-
-    async def get_gateway(self, request: web.Request) -> web.Response:
-        """Return the gateway URL."""
-        return json_response({"url": self.gateway.url})
 
     async def get_gateway_bot(self, request: web.Request) -> web.Response:
         """Return the gateway URL, one shard and a generous session start limit."""

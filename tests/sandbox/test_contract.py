@@ -248,6 +248,11 @@ async def test_fetches_and_unknown_objects(bot: ContractBot, driver: Driver) -> 
     assert (await guild.fetch_member(bot.user.id)).id == bot.user.id
     channel = await bot.fetch_channel(driver.guild.channel_ids[0])
     assert isinstance(channel, discord.TextChannel)
+    await channel.send("hello")
+    assert [m.content async for m in channel.history(limit=5)] == ["hello"]
+    assert [c.name for c in await bot.tree.fetch_commands()] == ["shithead", "shithead-admin"]
+    shards, url, _ = await bot.http.get_bot_gateway()
+    assert shards == 1 and url.startswith(driver.gateway.url)
     unknown: list[tuple[Callable[[], Awaitable[object]], int]] = [
         (lambda: bot.fetch_guild(1), 10004),
         (lambda: bot.fetch_user(1), 10013),
