@@ -88,6 +88,29 @@ async def test_dms_and_refusals_through_the_control_api(
     assert status == 404
 
 
+async def test_guilds_time_and_reconnect_through_the_control_api(
+    bot: ContractBot, sandbox: Sandbox, http: aiohttp.ClientSession
+) -> None:
+    status, guild = await call(http, "POST", "/guilds", json={"name": "Second"})
+    assert status == 201 and guild["name"] == "Second"
+    await sandbox.driver.wait_until(lambda: len(bot.guilds) == 2)
+    _, bob = await call(http, "POST", "/users", json={"name": "bob", "guild": "Second"})
+    assert bob["guilds"] == [guild["id"]]
+    _, channel = await call(http, "POST", "/channels", json={"name": "t", "guild": guild["id"]})
+    assert channel["guild_id"] == guild["id"]
+    second = bot.get_guild(int(guild["id"]))
+    assert second is not None
+    await sandbox.driver.wait_until(
+        lambda: [c.name for c in second.text_channels] == ["general", "t"]
+    )
+
+    before = sandbox.world.clock.now()
+    assert await call(http, "POST", "/time", json={"advance": 60}) == (200, {"advanced": 60.0})
+    assert sandbox.world.clock.now() - before >= 60
+    assert await call(http, "POST", "/reconnect") == (200, {"reconnecting": True})
+    await asyncio.wait_for(bot.resumed.wait(), 5)
+
+
 async def test_python_m_bot_without_a_token_plays_in_the_sandbox(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env.update(SANDBOX_PORT="0", DATABASE_PATH=str(tmp_path / "db.sqlite3"), DISCORD_TOKEN="")
