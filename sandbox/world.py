@@ -10,7 +10,7 @@ import asyncio
 import itertools
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -189,14 +189,7 @@ class LogEntry:
 
     def to_json(self) -> JSON:
         """Return the entry as the control API shows it."""
-        return {
-            "seq": self.seq,
-            "method": self.method,
-            "route": self.route,
-            "path": self.path,
-            "status": self.status,
-            "code": self.code,
-        }
+        return asdict(self)
 
 
 class World:
