@@ -126,7 +126,7 @@ class BotApi:
 
     # channel messages
 
-    async def create_message(self, channel_id: int, body: JSON, files: list[JSON]) -> JSON:
+    def create_message(self, channel_id: int, body: JSON, files: list[JSON]) -> JSON:
         """Post a message to a text channel or a DM (50007 when the user closed their DMs)."""
         channel = self.channel(channel_id)
         validate_message({**body, "attachments": files or body.get("attachments")})

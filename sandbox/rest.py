@@ -218,7 +218,7 @@ class Rest:
     async def create_message(self, request: web.Request) -> web.Response:
         """Send a message."""
         body, files = await read_body(request)
-        return json_response(await self.api.create_message(_id(request, "channel_id"), body, files))
+        return json_response(self.api.create_message(_id(request, "channel_id"), body, files))
 
     async def get_message(self, request: web.Request) -> web.Response:
         """Return a message."""
