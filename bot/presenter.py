@@ -142,8 +142,9 @@ class Presenter:
             selection = held[1] if held is not None and held[0] == version else None
         else:
             self.selections[(table.id, seat)] = (version, selection)
-        embed = private_embed(table, seat, self.where(table))
-        view = private_view(table, seat, selection) if table.open else discord.ui.View()
+        player = table.view(seat)
+        embed = private_embed(table, player, self.where(table))
+        view = private_view(table, player, selection) if table.open else discord.ui.View()
         return embed, view
 
     def private_shown(

@@ -26,7 +26,7 @@ from engine.events import (
 )
 from engine.pile import Constraint
 from engine.rules import RuleSet
-from engine.views import SeatView, TableView, player_view, table_view
+from engine.views import PlayerView, SeatView, TableView, table_view
 
 if TYPE_CHECKING:
     from bot.tables import Table
@@ -298,10 +298,9 @@ def table_embed(table: Table) -> discord.Embed:
     return embed
 
 
-def private_embed(table: Table, seat: int, where: str) -> discord.Embed:
+def private_embed(table: Table, view: PlayerView, where: str) -> discord.Embed:
     """Draw a player's private view: their own cards, the pile, whose turn; nothing hidden."""
-    assert table.game is not None
-    view = player_view(table.game, seat)
+    seat = view.seat
     mine = view.table.seats[seat]
     embed = discord.Embed(
         title=t("Your cards at table {id}", id=table.id),

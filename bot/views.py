@@ -18,6 +18,7 @@ from bot.custom_ids import ComponentId
 from bot.i18n import t
 from bot.render import card_text, play_label
 from bot.tables import COMPUTER_LEVELS, Table, available_levels
+from engine.views import PlayerView
 
 Style = discord.ButtonStyle
 
@@ -123,12 +124,13 @@ def table_view(table: Table) -> discord.ui.View:
     return view
 
 
-def private_view(table: Table, seat: int, selection: Selection | None = None) -> discord.ui.View:
+def private_view(
+    table: Table, player: PlayerView, selection: Selection | None = None
+) -> discord.ui.View:
     """A player's controls now: legal plays, pick-ups, blind cards, setup choices, Ready."""
     chosen = selection or Selection()
-    assert table.game is not None
-    version = table.seats[seat].version
-    c = controls(table.view(seat))
+    version = table.seats[player.seat].version
+    c = controls(player)
     view = discord.ui.View(timeout=None)
     row = 0
     for start in range(0, min(len(c.plays), MAX_OPTIONS * MAX_PLAY_MENUS), MAX_OPTIONS):

@@ -31,7 +31,7 @@ def big_hand_table() -> Table:
 def test_a_forty_card_hand_fits_the_limits_and_hides_face_down_cards() -> None:
     table = big_hand_table()
     assert table.game is not None and len(table.game.hands[0]) == 40
-    view = private_view(table, 0, Selection(play=3))
+    view = private_view(table, table.view(0), Selection(play=3))
     rows = view.to_components()
     assert len(rows) <= 5
     for row in rows:
