@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bot.storage import GameRecord, PlayerRecord, Storage, StoredTable
 from bot.tables import Table, record_time
+from engine.rules import rules_to_json
+from engine.views import table_view
 
 
 class StorageTableStore:
@@ -22,21 +24,22 @@ class StorageTableStore:
         """Record the finished game and forget the running table, in one transaction."""
         game = table.game
         assert game is not None
+        view = table_view(game)
         players = [
             PlayerRecord(
                 user_id=seat.user_id,
                 name=seat.name,
-                is_bot=seat.computer is not None,
-                place=game.finished.index(index) + 1 if index in game.finished else None,
-                loser=game.loser == index,
+                is_bot=seat.automatic,
+                place=shown.place,
+                loser=view.loser == shown.seat,
             )
-            for index, seat in enumerate(table.seats)
+            for seat, shown in zip(table.seats, view.seats, strict=True)
         ]
         record = GameRecord(
             guild_id=table.guild_id,
             channel_id=table.channel_id,
             preset=table.preset,
-            rules=table.to_json()["rules"],
+            rules=rules_to_json(table.rules),
             started_at=record_time(table.started_at or table.created_at),
             ended_at=record_time(table.ended_at or table.created_at),
             moves=game.moves,

@@ -164,6 +164,10 @@ async def test_a_finished_game_is_recorded_and_no_longer_restored(
     assert rows == {"Ana": (1, 0), "Ben": (1, 1), "Cid": (1, 0)}
     (played,) = await storage.played_games(10, BEN.user_id)
     assert played.loser and played.preset == "classic"
+    # The others are placed in the order the engine finished them; the loser has no place.
+    assert played.place is None
+    places = [(await storage.played_games(10, p.user_id))[0].place for p in (ANA, BEN, CID)]
+    assert places == [1, None, 2]
 
 
 async def test_a_table_closed_without_a_result_is_forgotten(
