@@ -71,6 +71,13 @@ def _button(
     )
 
 
+def _confirm(
+    table: Table, version: int, verb: str, arg: str | None, label: str, style: Style, *, row: int
+) -> Control:
+    """A button that carries the menus' pending choice; greyed out until there is one."""
+    return _button(_id(table, version, verb, arg), label, style, row=row, disabled=arg is None)
+
+
 def _select(
     custom_id: str,
     placeholder: str,
@@ -173,28 +180,12 @@ def private_view(
         row += 1
     buttons: list[Control] = []
     if c.plays:
-        arg = None if chosen.play is None else str(chosen.play)
-        buttons.append(
-            _button(
-                _id(table, version, "play", arg),
-                t("Play"),
-                Style.success,
-                row=row,
-                disabled=arg is None,
-            )
-        )
+        play = None if chosen.play is None else str(chosen.play)
+        buttons.append(_confirm(table, version, "play", play, t("Play"), Style.success, row=row))
     if c.swap_hand and c.swap_face_up:
-        ready = chosen.swap_hand is not None and chosen.swap_face_up is not None
-        arg = f"{chosen.swap_hand}.{chosen.swap_face_up}" if ready else None
-        buttons.append(
-            _button(
-                _id(table, version, "swap", arg),
-                t("Swap"),
-                Style.primary,
-                row=row,
-                disabled=not ready,
-            )
-        )
+        both = chosen.swap_hand is not None and chosen.swap_face_up is not None
+        swap = f"{chosen.swap_hand}.{chosen.swap_face_up}" if both else None
+        buttons.append(_confirm(table, version, "swap", swap, t("Swap"), Style.primary, row=row))
     for index, pickup in enumerate(c.pickups):
         label = (
             t("Pick up (put {card} on the pile)", card=card_text(pickup.add))

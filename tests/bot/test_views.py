@@ -68,3 +68,27 @@ def test_the_lobby_offers_only_the_computer_levels_the_engine_has(
     monkeypatch.setattr(views, "available_levels", lambda: ["basic"])
     only = [i["custom_id"] for row in lobby_view(table).to_components() for i in row["components"]]
     assert only == ["sh:abc:0:join", "sh:abc:0:leave", "sh:abc:0:start", "sh:abc:0:addbot:0"]
+
+
+def test_play_and_swap_stay_greyed_out_until_the_menus_name_a_choice() -> None:
+    rules = make_rules("classic")
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
+    table.game, table.phase = Game.deal(rules, 2, seed=5), "setup"
+
+    def swap_button(selection: Selection) -> dict[str, object]:
+        rows = private_view(table, table.view(0), selection).to_components()
+        return next(
+            item
+            for row in rows
+            for item in row["components"]
+            if item["custom_id"].startswith("sh:abc:0:swap")
+        )
+
+    assert swap_button(Selection()) == swap_button(Selection(swap_hand=1))
+    assert swap_button(Selection())["disabled"]
+    chosen = swap_button(Selection(swap_hand=1, swap_face_up=2))
+    assert chosen["custom_id"] == "sh:abc:0:swap:1.2" and not chosen.get("disabled")
+    idle = big_hand_table()
+    rows = private_view(idle, idle.view(0)).to_components()
+    play = [i for row in rows for i in row["components"] if ":play" in i["custom_id"]]
+    assert play[0]["custom_id"] == "sh:abc:0:play" and play[0]["disabled"]
