@@ -52,13 +52,3 @@ def parse(custom_id: str) -> ComponentId | None:
     if match is None:
         return None
     return ComponentId(match["table"], int(match["version"]), match["verb"], match["arg"])
-
-
-def from_match(match: re.Match[str]) -> ComponentId:
-    """Build the id from a DynamicItem template match."""
-    return ComponentId(match["table"], int(match["version"]), match["verb"], match["arg"])
-
-
-def join_numbers(numbers: list[int] | tuple[int, ...]) -> str:
-    """Write indexes as an argument (`1.4.7`)."""
-    return ".".join(str(n) for n in numbers)

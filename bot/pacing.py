@@ -52,12 +52,6 @@ class Pacer:
         if state.worker is None or state.worker.done():
             state.worker = asyncio.create_task(self._drain(bucket, state), name=f"pacer-{bucket}")
 
-    def discard(self, bucket: Hashable, slot: Hashable) -> None:
-        """Drop a slot's queued job (it was done another way)."""
-        state = self._buckets.get(bucket)
-        if state is not None:
-            state.pending.pop(slot, None)
-
     async def _drain(self, bucket: Hashable, state: _Bucket) -> None:
         while state.pending:
             now = self.clock()
