@@ -92,7 +92,7 @@ class ShitheadBot(commands.Bot):
         await houserules.setup(self, self.storage)
         await stats.setup(self, self.storage)
         houserules.register_root(root, self.storage)
-        stats.register_root(root, self.storage)
+        stats.register_root(root)
         self.tree.add_command(root)
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)

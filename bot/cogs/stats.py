@@ -216,9 +216,8 @@ def stats_embed(name: str, games: list[PlayedGame]) -> discord.Embed:
     return embed
 
 
-def register_root(root: app_commands.Group, storage: Storage) -> None:
+def register_root(root: app_commands.Group) -> None:
     """Add `forget-me` under the root command (`setup` registers its buttons)."""
-    ForgetButton.storage = storage
 
     @root.command(name="forget-me", description=t("Delete your recorded games and stats"))
     async def forget_me(interaction: discord.Interaction) -> None:
