@@ -514,18 +514,23 @@ async def ready_up(driver: Driver, user: str, message: JSON) -> JSON:
     return answer
 
 
-async def test_players_choose_their_face_up_cards_then_play(
-    bot: ShitheadBot, driver: Driver
-) -> None:
+async def deal_for_two(bot: ShitheadBot, driver: Driver, preset: str) -> tuple[str, Table]:
+    """Ana opens a table of `preset`, Ben joins, Ana deals; give the lobby's rules and the table."""
     await driver.create_user("ana")
     await driver.create_user("ben")
-    created = await driver.command("ana", "general", "shithead create", {"preset": "choose-deal"})
+    created = await driver.command("ana", "general", "shithead create", {"preset": preset})
     lobby = created["response"]
-    assert "players choose their face-up cards" in field(lobby, "Rules")
     table_id = ids(lobby)[0].split(":")[1]
     await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
     await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
-    table = table_of(bot, table_id)
+    return field(lobby, "Rules"), table_of(bot, table_id)
+
+
+async def test_players_choose_their_face_up_cards_then_play(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    rules, table = await deal_for_two(bot, driver, "choose-deal")
+    assert "players choose their face-up cards" in rules
     game = table.game
     assert game is not None and game.face_up == [[], []]
     for seat, user in ((0, "ana"), (1, "ben")):
@@ -558,15 +563,8 @@ async def test_karma_players_stack_equal_cards_before_play(
     bot: ShitheadBot, driver: Driver
 ) -> None:
     # Seed 4242 deals ana 5♥ in hand and 5♦ face up; ben has nothing to stack.
-    await driver.create_user("ana")
-    await driver.create_user("ben")
-    created = await driver.command("ana", "general", "shithead create", {"preset": "karma"})
-    lobby = created["response"]
-    assert "Preset: karma" in field(lobby, "Rules") and "stacking" in field(lobby, "Rules")
-    table_id = ids(lobby)[0].split(":")[1]
-    await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
-    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
-    table = table_of(bot, table_id)
+    rules, table = await deal_for_two(bot, driver, "karma")
+    assert "Preset: karma" in rules and "stacking" in rules
     game = table.game
     assert game is not None
     stock = len(game.stock)
