@@ -389,12 +389,12 @@ async def test_refused_clicks_change_nothing(bot: ShitheadBot, driver: Driver) -
     assert second_answer.startswith(("That was an old view", "It isn't your turn")), second_answer
     assert table.game is not None and table.game.moves == before[1] + 1
     after = state()
-    if table.game.turn == other:
-        old_menu = find(old, "sel")
-        assert old_menu is not None
-        refused = await driver.select(users[turn], old["id"], old_menu["custom_id"], ["0"])
-        assert refused["response"]["content"].startswith("It isn't your turn")
-        assert state() == after
+    assert table.game.turn == other, "the seeded first play passes the turn"
+    old_menu = find(old, "sel")
+    assert old_menu is not None
+    refused = await driver.select(users[turn], old["id"], old_menu["custom_id"], ["0"])
+    assert refused["response"]["content"].startswith("It isn't your turn")
+    assert state() == after
     await driver.command("ana", "general", "shithead end")
     old_menu = find(old, "sel")
     assert old_menu is not None
