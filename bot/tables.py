@@ -633,8 +633,6 @@ class TableService:
     async def _timeout(self, table: Table, seat: int) -> None:
         """A member let their turn run out: play the basic move for them, maybe remove them."""
         assert table.game is not None
-        view = table.view(seat)
-        move = self.chooser(AUTO_STRATEGY, view, table.seed + table.version)
         player = table.seats[seat]
         player.timeouts += 1
         table.log.append(t("{name} ran out of time; the bot played for them", name=player.name))
@@ -646,6 +644,7 @@ class TableService:
             )
             await self._remove(table, seat, line)
             return
+        move = self.chooser(AUTO_STRATEGY, table.view(seat), table.seed + table.version)
         await self._apply_auto(table, seat, move)
 
     async def _finish_setup(self, table: Table) -> None:
