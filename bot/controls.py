@@ -53,7 +53,7 @@ def controls(view: PlayerView) -> Controls:
         swap_hand=tuple(sorted({a.hand_card for a in swaps}, key=sort_key)),
         swap_face_up=tuple(sorted({a.face_up_card for a in swaps}, key=sort_key)),
         choose_pool=pool,
-        choose_count=view.table.rules.table_cards if chooses else 0,
+        choose_count=len(chooses[0].cards) if chooses else 0,
         stacks=tuple(a for a in legal if isinstance(a, Stack)),
         ready=next((a for a in legal if isinstance(a, Ready)), None),
     )
