@@ -284,8 +284,7 @@ class Presenter:
             await self.service.persist(table)
 
     def _forget(self, table: Table) -> None:
-        for key in [k for k in self.shown if k[1] == table.id and k[0] == "table"]:
-            self.shown.pop(key, None)
+        self.shown.pop(("table", table.id, 0), None)
         for held in [k for k in self.selections if k[0] == table.id]:
             self.selections.pop(held, None)
 
