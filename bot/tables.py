@@ -24,7 +24,7 @@ from engine.actions import Action, Choose, PickUp, Play, Ready, Resign
 from engine.errors import IllegalAction
 from engine.events import Event, GameOver, PlayStarted, TurnPassed
 from engine.game import Game
-from engine.rules import RuleSet, rules_from_json, rules_to_json
+from engine.rules import RulesError, RuleSet, rules_from_json, rules_to_json
 from engine.serialize import game_from_json, game_to_json
 from engine.strategies import get_strategy, strategy_names
 from engine.views import PlayerView, player_view
@@ -418,7 +418,9 @@ class TableService:
             if actor.user_id != table.host_id:
                 raise TableError(t("Only the host can start the game."))
             count = len(table.seats)
-            if not table.rules.min_players <= count <= table.rules.max_players:
+            try:
+                table.rules.check_players(count)
+            except RulesError:
                 raise TableError(
                     t(
                         "These rules need {low} to {high} players; the table has {count}.",
@@ -426,7 +428,7 @@ class TableService:
                         high=table.rules.max_players,
                         count=count,
                     )
-                )
+                ) from None
             self._start(table)
             await self._changed(table)
             return table
