@@ -198,6 +198,11 @@ class Storage:
                 raise
             await self._db.execute("COMMIT")
 
+    async def _fetch(self, sql: str, params: tuple[object, ...] = ()) -> list[aiosqlite.Row]:
+        """Read rows, never in the middle of another coroutine's transaction."""
+        async with self._lock, self._db.execute(sql, params) as cursor:
+            return list(await cursor.fetchall())
+
     # Running tables
 
     async def save_table(self, table: StoredTable) -> None:
@@ -235,10 +240,9 @@ class Storage:
 
     async def running_tables(self) -> list[StoredTable]:
         """Read every running table, to restore them at start."""
-        async with self._db.execute(
+        rows = await self._fetch(
             "SELECT table_id, guild_id, channel_id, state FROM running_tables ORDER BY table_id"
-        ) as cursor:
-            rows = await cursor.fetchall()
+        )
         return [StoredTable(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
 
     # Finished games
@@ -278,7 +282,7 @@ class Storage:
 
     async def leaderboard(self, guild_id: int, since: datetime | None = None) -> list[LeaderRow]:
         """Total games and losses per player on a server, optionally since a moment."""
-        async with self._db.execute(
+        rows = await self._fetch(
             # A person is one user id (named as in their latest game: SQLite takes bare columns
             # from the MAX row); computer players are told apart by name.
             "SELECT p.user_id, p.name, p.is_bot, COUNT(*), SUM(p.loser), MAX(g.ended_at) "
@@ -286,20 +290,18 @@ class Storage:
             "WHERE g.guild_id = ? AND g.ended_at >= ? AND p.user_id IS NOT NULL "
             "GROUP BY p.is_bot, p.user_id, CASE WHEN p.is_bot THEN p.name END",
             (guild_id, _timestamp(since) if since else ""),
-        ) as cursor:
-            rows = await cursor.fetchall()
+        )
         return [LeaderRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 
     async def played_games(self, guild_id: int, user_id: int) -> list[PlayedGame]:
         """A member's games on a server, oldest first."""
-        async with self._db.execute(
+        rows = await self._fetch(
             "SELECT g.ended_at, g.preset, p.loser, p.place "
             "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
             "WHERE p.user_id = ? AND p.is_bot = 0 AND g.guild_id = ? "
             "ORDER BY g.ended_at, g.id",
             (user_id, guild_id),
-        ) as cursor:
-            rows = await cursor.fetchall()
+        )
         return [
             PlayedGame(datetime.fromisoformat(row[0]), row[1], bool(row[2]), row[3]) for row in rows
         ]
@@ -318,14 +320,14 @@ class Storage:
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """Read a server's settings, or the defaults when it has none."""
-        async with self._db.execute(
+        rows = await self._fetch(
             "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset "
             "FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
-        ) as cursor:
-            row = await cursor.fetchone()
-        if row is None:
+        )
+        if not rows:
             return GuildSettings()
+        row = rows[0]
         return GuildSettings(
             preset=row[0],
             overrides=json.loads(row[1]),

@@ -189,3 +189,25 @@ async def test_a_killed_writer_leaves_the_last_whole_state(tmp_path: Path) -> No
     version = table.state["version"]
     assert version >= committed
     assert table.state["hands"] == [[version] * 13 for _ in range(6)]
+
+
+async def test_a_read_never_sees_another_coroutines_unfinished_transaction(
+    storage: Storage,
+) -> None:
+    release = asyncio.Event()
+
+    async def rolled_back_write() -> None:
+        with pytest.raises(RuntimeError):
+            async with storage._transaction() as db:
+                await Storage._upsert_table(db, StoredTable("t-half", 1, 2, {"v": 1}))
+                await release.wait()
+                raise RuntimeError("the action failed half way")
+
+    writer = asyncio.create_task(rolled_back_write())
+    await asyncio.sleep(0.05)  # the writer holds its transaction open
+    reader = asyncio.create_task(storage.running_tables())
+    await asyncio.sleep(0.05)
+    assert not reader.done()  # the read waits for the transaction to end
+    release.set()
+    await writer
+    assert await reader == []
