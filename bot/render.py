@@ -192,8 +192,20 @@ def refusal(error: IllegalAction, action: Action, table: TableView) -> str:
 
 def rules_summary(rules: RuleSet, preset: str) -> str:
     """Sum up a rule set in a few lines for the lobby."""
+    words = {
+        "anywhere": t("plays on anything"),
+        "fits": t("must fit"),
+        "reset": t("resets"),
+        "glass": t("is see-through"),
+        "lower": t("next lower"),
+        "lower_equal": t("next lower or equal"),
+        "burn": t("burns"),
+        "reverse": t("reverses"),
+        "skip": t("skips"),
+    }
     powers = ", ".join(
-        f"{rank_word(parse_rank(name))}: {'/'.join(power.effects) or power.play}"
+        f"{rank_word(parse_rank(name))}: "
+        + "/".join(words[word] for word in (power.effects or (power.play,)))
         for name, power in rules.powers.items()
     )
     lines = [

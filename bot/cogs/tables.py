@@ -28,7 +28,7 @@ from engine.rules import RulesError, preset_names
 log = logging.getLogger(__name__)
 
 PRESET_CHOICES = [app_commands.Choice(name=name, value=name) for name in preset_names()][:25]
-LEVEL_CHOICES = [app_commands.Choice(name=level, value=level) for level in COMPUTER_LEVELS]
+LEVEL_CHOICES = [app_commands.Choice(name=t(level), value=level) for level in COMPUTER_LEVELS]
 LOBBY_VERBS = ("join", "leave", "addbot", "start")
 SELECTION_VERBS = ("sel", "swh", "swf")
 

@@ -92,3 +92,12 @@ def test_play_and_swap_stay_greyed_out_until_the_menus_name_a_choice() -> None:
     rows = private_view(idle, idle.view(0)).to_components()
     play = [i for row in rows for i in row["components"] if ":play" in i["custom_id"]]
     assert play[0]["custom_id"] == "sh:abc:0:play" and play[0]["disabled"]
+
+
+def test_the_rules_summary_names_powers_in_words() -> None:
+    from bot.render import rules_summary
+    from engine.rules import make_rules
+
+    summary = rules_summary(make_rules("dutch"), "dutch")
+    assert "burns" in summary and "next lower" in summary and "is see-through" in summary
+    assert "lower_equal" not in summary and "glass" not in summary
