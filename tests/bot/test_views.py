@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bot import custom_ids, views
-from bot.render import card_text, constraint_text, describe
+from bot.render import card_text, constraint_text, describe, rules_summary
 from bot.tables import Seat, Table
 from bot.views import Selection, lobby_view, private_view
 from engine.cards import Card
@@ -95,9 +95,6 @@ def test_play_and_swap_stay_greyed_out_until_the_menus_name_a_choice() -> None:
 
 
 def test_the_rules_summary_names_powers_in_words() -> None:
-    from bot.render import rules_summary
-    from engine.rules import make_rules
-
     summary = rules_summary(make_rules("dutch"), "dutch")
     assert "burns" in summary and "next lower" in summary and "is see-through" in summary
     assert "lower_equal" not in summary and "glass" not in summary
