@@ -123,6 +123,8 @@ class Game:
         self.turn: int | None = None
         self.direction = 1
         self.hands: list[list[Card]] = [[] for _ in range(players)]
+        # Cards in each hand that every player has seen go in (picked up, swapped off the table).
+        self.known: list[list[Card]] = [[] for _ in range(players)]
         self.face_up: list[list[list[Card]]] = [[] for _ in range(players)]
         self.face_down: list[list[Card]] = [[] for _ in range(players)]
         self.stock: list[Card] = []
@@ -268,12 +270,21 @@ class Game:
             raise IllegalAction(CANNOT_BEAT, "that card can't go on the pile")
         if rest is not None:
             self.hands[seat] = rest
+            if self.known[seat]:
+                self._forget(seat, cards)
         elif stacks_left is not None:
             self.face_up[seat] = stacks_left
             self.idle = -1  # a card left the table: progress
         events: list[Event] = []
         self._put_on_pile(seat, cards, zone, events)
         return events
+
+    def _forget(self, seat: int, cards: Iterable[Card]) -> None:
+        """Drop cards that left `seat`'s hand from what everyone knows is in it."""
+        known = self.known[seat]
+        for card in cards:
+            if card in known:
+                known.remove(card)
 
     def _take_stacks(self, seat: int, cards: list[Card]) -> list[list[Card]]:
         """Remove whole face-up stacks that make up `cards` exactly, or refuse."""
@@ -514,6 +525,7 @@ class Game:
         """Move the pile into the hand; `pickup_turn` says who plays next."""
         count = len(self.pile)
         self.hands[seat].extend(self.pile)
+        self.known[seat].extend(self.pile)
         self.pile.clear()
         previous = self.last_on_pile
         self.last_on_pile = None
@@ -587,6 +599,8 @@ class Game:
         stacks[index] = [action.hand_card]
         hand.append(action.face_up_card)
         self.hands[seat] = hand
+        self._forget(seat, [action.hand_card])
+        self.known[seat].append(action.face_up_card)
         return [Swapped(seat, action.hand_card, action.face_up_card)]
 
     def _choose(self, action: Choose) -> list[Event]:
@@ -601,13 +615,20 @@ class Game:
         self._check_setup(seat)
         if any(len(stack) > 1 for stack in self.face_up[seat]):
             raise IllegalAction(INVALID, "you have stacked cards; your face-up cards are set")
-        pool = self.hands[seat] + self.face_up_cards(seat)
-        rest = _take(pool, cards)
+        shown = self.face_up_cards(seat)
+        rest = _take(self.hands[seat] + shown, cards)
         if rest is None:
             raise IllegalAction(NOT_HELD, "you can only choose cards from your hand")
         self.hands[seat] = rest
         self.face_up[seat] = [[card] for card in cards]
         self.chosen[seat] = True
+        # Face-up cards taken back into the hand were seen; newly chosen ones leave it.
+        self._forget(seat, cards)
+        back = list(shown)
+        for card in cards:
+            if card in back:
+                back.remove(card)
+        self.known[seat].extend(back)
         return [Chose(seat, tuple(cards))]
 
     def _stack(self, action: Stack) -> list[Event]:
@@ -630,6 +651,7 @@ class Game:
             raise IllegalAction(INVALID, "you have no face-up card of that rank to stack on")
         target.extend(cards)
         self.hands[seat] = rest
+        self._forget(seat, cards)
         events: list[Event] = [Stacked(seat, tuple(cards))]
         self._refill(seat, events)
         return events

@@ -38,6 +38,7 @@ def game_to_json(game: Game) -> dict[str, Any]:
         "turn": game.turn,
         "direction": game.direction,
         "hands": [format_cards(hand) for hand in game.hands],
+        "known": [format_cards(cards) for cards in game.known],
         "face_up": [[format_cards(stack) for stack in stacks] for stacks in game.face_up],
         "face_down": [format_cards(cards) for cards in game.face_down],
         "stock": format_cards(game.stock),
@@ -74,6 +75,8 @@ def game_from_json(data: dict[str, Any]) -> Game:
     game.turn = data["turn"]
     game.direction = data["direction"]
     game.hands = [parse_cards(hand) for hand in data["hands"]]
+    # Games saved before hands had known cards load with none known.
+    game.known = [parse_cards(cards) for cards in data.get("known", [[]] * game.players)]
     game.face_up = [[parse_cards(stack) for stack in stacks] for stacks in data["face_up"]]
     game.face_down = [parse_cards(cards) for cards in data["face_down"]]
     game.stock = parse_cards(data["stock"])

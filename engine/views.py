@@ -13,10 +13,11 @@ from engine.rules import RuleSet
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """One seat as everyone sees it: face-up cards and counts, never hidden cards."""
+    """One seat as everyone sees it: face-up cards, counts and the hand cards all have seen."""
 
     seat: int
     hand_count: int
+    known: tuple[Card, ...]
     face_up: tuple[tuple[Card, ...], ...]
     face_down_count: int
     out: bool
@@ -66,6 +67,7 @@ def table_view(game: Game) -> TableView:
         SeatView(
             seat=seat,
             hand_count=len(game.hands[seat]),
+            known=tuple(sorted(game.known[seat], key=sort_key)),
             face_up=tuple(tuple(stack) for stack in game.face_up[seat]),
             face_down_count=len(game.face_down[seat]),
             out=game.out[seat] and seat != game.loser,

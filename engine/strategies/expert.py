@@ -47,13 +47,15 @@ class Determinizer:
         for seat in table.seats:
             for stack in seat.face_up:
                 seen.extend(stack)
+            if seat.seat != view.seat:
+                seen.extend(seat.known)  # cards everyone saw go into that hand stay there
         unseen.subtract(seen)
         self.unseen = sorted(unseen.elements())
         needed = table.stock_count
         for seat in table.seats:
             needed += seat.face_down_count
             if seat.seat != view.seat:
-                needed += seat.hand_count
+                needed += seat.hand_count - len(seat.known)
         self.consistent = needed == len(self.unseen) and all(v >= 0 for v in unseen.values())
 
     def sample(self, rng: random.Random) -> Game:
@@ -76,9 +78,11 @@ class Determinizer:
             if seat.seat == view.seat:
                 hands.append(list(view.hand))
             else:
-                hands.append([cards.pop() for _ in range(seat.hand_count)])
+                unseen_count = seat.hand_count - len(seat.known)
+                hands.append([*seat.known, *(cards.pop() for _ in range(unseen_count))])
             face_down.append([cards.pop() for _ in range(seat.face_down_count)])
         game.hands = hands
+        game.known = [list(seat.known) for seat in table.seats]
         game.face_down = face_down
         game.face_up = [[list(stack) for stack in seat.face_up] for seat in table.seats]
         game.stock = cards

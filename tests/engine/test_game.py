@@ -11,6 +11,7 @@ from engine.events import GameOver, Resigned
 from engine.game import Game
 from engine.rules import RulesError, make_rules
 from engine.scenarios import game_from_state
+from engine.serialize import game_from_json, game_to_json
 from engine.views import player_view
 from tests.engine.test_properties import cards_in
 
@@ -125,3 +126,10 @@ def test_first_player_lowest_prefers_face_up_then_dealer_left() -> None:
     for seat in range(3):
         game.apply(Ready(seat))
     assert game.turn == 2  # a face-up 3 beats hand 3s; 2s have a power
+
+
+def test_a_game_saved_before_known_cards_loads_with_none_known() -> None:
+    game = Game.deal(make_rules("classic"), 3, seed=4)
+    saved = game_to_json(game)
+    del saved["known"]
+    assert game_from_json(saved).known == [[], [], []]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -13,8 +14,10 @@ from hypothesis import strategies as st
 from engine.actions import Action, Flip, PickUp, Play, PlayStock, Ready
 from engine.cards import Card, make_deck
 from engine.errors import ErrorCode, IllegalAction
+from engine.events import Revealed
 from engine.game import Game
 from engine.rules import PRESETS, make_rules
+from engine.scenarios import game_from_state
 from engine.serialize import game_from_json, game_to_json
 from engine.views import player_view, table_view
 
@@ -130,6 +133,14 @@ def cards_in(value: object) -> set[Card]:
     return set()
 
 
+def face_up_now(game: Game) -> set[Card]:
+    """Return the cards lying face up on the table now."""
+    public = set(game.pile) | set(game.burned)
+    for seat in range(game.players):
+        public |= set(game.face_up_cards(seat))
+    return public
+
+
 @SETTINGS
 @given(tables())
 def test_views_hold_no_hidden_card(table: tuple[str, int, int]) -> None:
@@ -137,12 +148,21 @@ def test_views_hold_no_hidden_card(table: tuple[str, int, int]) -> None:
     rules = make_rules(preset)
     game = Game.deal(rules, players, seed=seed)
     single_deck = rules.decks == 1 and rules.jokers <= 1
-    for number, _ in enumerate(steps(game, random.Random(seed))):
+    rng = random.Random(seed)
+    ever_shown = face_up_now(game)  # every card that has lain face up or been turned over
+    for number in itertools.count():
+        if game.over:
+            break
+        seat = rng.choice(game.to_act())
+        events = game.apply(rng.choice(game.legal_actions(seat)))
+        public = face_up_now(game)
+        ever_shown |= public | {event.card for event in events if isinstance(event, Revealed)}
         if number % 5:
             continue
-        public = set(game.pile) | set(game.burned)
+        known = {seat: set(game.known[seat]) for seat in range(players)}
         for seat in range(players):
-            public |= set(game.face_up_cards(seat))
+            assert known[seat] <= ever_shown & set(game.hands[seat])
+            public |= known[seat]
         assert cards_in(table_view(game)) <= public
         for seat in range(players):
             seen = cards_in(player_view(game, seat))
@@ -152,8 +172,20 @@ def test_views_hold_no_hidden_card(table: tuple[str, int, int]) -> None:
                 for other in range(players):
                     hidden |= set(game.face_down[other])
                     if other != seat:
-                        hidden |= set(game.hands[other])
+                        hidden |= set(game.hands[other]) - known[other]
                 assert not seen & hidden
+
+
+def test_picked_up_cards_are_known_until_played() -> None:
+    state = {"hands": [["4C", "9D"], ["3S", "KH"]], "pile": ["8H", "JD"], "turn": 0}
+    game = game_from_state(make_rules("classic"), state)
+    game.apply(PickUp(0))
+    assert sorted(map(str, table_view(game).seats[0].known)) == ["8H", "JD"]
+    assert table_view(game).seats[1].known == ()
+    game.turn = 0
+    game.apply(Play(0, (Card(11, "D"),)))
+    assert [str(card) for card in table_view(game).seats[0].known] == ["8H"]
+    assert [str(card) for card in game_from_json(game_to_json(game)).known[0]] == ["8H"]
 
 
 @SETTINGS

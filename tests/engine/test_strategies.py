@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import random
 import threading
+from collections import Counter
 
 import pytest
 
 from engine.actions import Action, Choose, PickUp, Play, Ready
-from engine.cards import Card, parse_cards
+from engine.cards import Card, make_deck, parse_cards
 from engine.game import Game
 from engine.pile import PowerTable
 from engine.rules import make_rules, preset_names
 from engine.strategies import StrategyError, get_strategy, strategy_names
-from engine.strategies.expert import ExpertStrategy
+from engine.strategies.expert import Determinizer, ExpertStrategy
 from engine.views import PlayerView, SeatView, TableView, player_view
 
 FAST = ["random", "basic"]
@@ -84,9 +85,14 @@ def _hand_built_view() -> PlayerView:
     """A view written by hand: there is no game behind it at all."""
     rules = make_rules("classic")
     pile = tuple(parse_cards(["5H", "9C"]))
+    up = ((Card(14, "S"),), (Card(10, "D"),), (Card(2, "C"),))
+    their_up = ((Card(13, "H"),), (Card(4, "S"),), (Card(6, "D"),))
     seats = (
-        SeatView(0, 3, ((Card(14, "S"),), (Card(10, "D"),), (Card(2, "C"),)), 3, False, None, True),
-        SeatView(1, 3, ((Card(13, "H"),), (Card(4, "S"),), (Card(6, "D"),)), 3, False, None, True),
+        SeatView(0, 3, (), up, 3, out=False, place=None, ready=True),
+        # Seat 1 picked up a pile once: two of its three hand cards are known to all.
+        SeatView(
+            1, 3, (Card(8, "C"), Card(11, "S")), their_up, 3, out=False, place=None, ready=True
+        ),
     )
     hand = tuple(parse_cards(["3D", "9H", "QS"]))
     table = TableView(
@@ -96,7 +102,7 @@ def _hand_built_view() -> PlayerView:
         direction=1,
         pile=pile,
         constraint=PowerTable(rules).constraint(pile),
-        stock_count=20,
+        stock_count=32,  # 52 cards less the 13 this view shows, the 6 face down, 1 in hand
         burned=(),
         seats=seats,
         finished=(),
@@ -119,6 +125,20 @@ def test_strategy_needs_only_a_view(name: str) -> None:
         assert action == Play(0, (Card(9, "H"),))
 
 
+def test_expert_deals_known_cards_to_the_hand_that_holds_them() -> None:
+    view = _hand_built_view()
+    determinizer = Determinizer(view)
+    assert determinizer.consistent
+    for seed in range(5):
+        game = determinizer.sample(random.Random(seed))
+        assert {Card(8, "C"), Card(11, "S")} <= set(game.hands[1])
+        assert len(game.hands[1]) == 3
+        cards = [*game.stock, *game.pile]
+        for seat in range(2):
+            cards += [*game.hands[seat], *game.face_down[seat], *game.face_up_cards(seat)]
+        assert Counter(cards) == Counter(make_deck(1, 0))
+
+
 def _swap_hidden(game: Game, seat: int, seed: int) -> Game:
     """The same game with everything `seat` cannot see reshuffled."""
     clone = Game(game.rules, game.players, dealer=game.dealer, seed=game.seed)
@@ -128,17 +148,22 @@ def _swap_hidden(game: Game, seat: int, seed: int) -> Game:
     clone.chosen = list(game.chosen)
     clone.last_on_pile = game.last_on_pile
     clone.face_up = [[list(stack) for stack in stacks] for stacks in game.face_up]
+    clone.known = [list(known) for known in game.known]
     hidden = list(game.stock)
     for other in range(game.players):
         hidden += game.face_down[other]
         if other != seat:
-            hidden += game.hands[other]
+            unknown = list(game.hands[other])
+            for card in game.known[other]:
+                unknown.remove(card)
+            hidden += unknown
     random.Random(seed).shuffle(hidden)
     clone.hands = [list(hand) if other == seat else [] for other, hand in enumerate(game.hands)]
     clone.face_down = [[] for _ in range(game.players)]
     for other in range(game.players):
         if other != seat:
-            clone.hands[other] = [hidden.pop() for _ in game.hands[other]]
+            unseen = len(game.hands[other]) - len(game.known[other])
+            clone.hands[other] = list(game.known[other]) + [hidden.pop() for _ in range(unseen)]
         clone.face_down[other] = [hidden.pop() for _ in game.face_down[other]]
     clone.stock = hidden
     assert player_view(clone, seat) == player_view(game, seat)
