@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from bot.tables import Table
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+# Hand cards everyone saw picked up, shown per seat (the highest ones): six seats still fit
+# in one embed field of 1024 characters.
+KNOWN_SHOWN = 6
 
 
 def rank_word(rank: int) -> str:
@@ -50,6 +53,14 @@ def card_text(card: Card) -> str:
 def cards_text(cards: Sequence[Card]) -> str:
     """Write cards separated by spaces, or a dash when there are none."""
     return " ".join(card_text(card) for card in cards) or "—"
+
+
+def some_cards_text(cards: Sequence[Card], limit: int) -> str:
+    """Write the `limit` highest of `cards` (sorted) and say how many more there are."""
+    if len(cards) <= limit:
+        return cards_text(cards)
+    more = len(cards) - limit
+    return t("{cards} and {more} more", cards=cards_text(cards[-limit:]), more=more)
 
 
 def play_label(cards: Sequence[Card]) -> str:
@@ -237,7 +248,7 @@ def rules_summary(rules: RuleSet, preset: str) -> str:
 
 
 def seat_line(table: Table, view: SeatView) -> str:
-    """One seat as everyone sees it: face-up cards and counts, never hidden cards."""
+    """One seat as everyone sees it: face-up cards, counts, hand cards all have seen."""
     seat = view.seat
     name = table.seats[seat].name
     up = cards_text([card for stack in view.face_up for card in stack])
@@ -248,6 +259,8 @@ def seat_line(table: Table, view: SeatView) -> str:
         up=up,
         down=view.face_down_count,
     )
+    if view.known:
+        text += t(" · seen in hand {cards}", cards=some_cards_text(view.known, KNOWN_SHOWN))
     if table.phase == "setup":
         text += " ✅" if view.ready else " ⏳"
     if view.place is not None:

@@ -7,10 +7,18 @@ import json
 import pytest
 
 from bot import custom_ids, views
-from bot.render import card_text, constraint_text, describe, rules_summary
+from bot.render import (
+    KNOWN_SHOWN,
+    card_text,
+    constraint_text,
+    describe,
+    rules_summary,
+    table_embed,
+)
 from bot.tables import Seat, Table
 from bot.views import Selection, lobby_view, private_view
-from engine.cards import Card
+from engine.actions import PickUp
+from engine.cards import Card, sort_key
 from engine.events import Burned, Played
 from engine.game import Game
 from engine.pile import Constraint
@@ -98,3 +106,38 @@ def test_the_rules_summary_names_powers_in_words() -> None:
     summary = rules_summary(make_rules("dutch"), "dutch")
     assert "burns" in summary and "next lower" in summary and "is see-through" in summary
     assert "lower_equal" not in summary and "glass" not in summary
+
+
+def test_the_table_shows_cards_seen_going_into_a_hand_and_stays_within_a_field() -> None:
+    table = big_hand_table()
+    game = table.game
+    assert game is not None
+    game.pile = list(game.stock[:20])
+    del game.stock[:20]
+    game.turn = 1
+    game.apply(PickUp(1))
+    embed = table_embed(table)
+    seats = next(field for field in embed.fields if field.name == "Seats")
+    ben = next(line for line in str(seats.value).splitlines() if "Ben" in line)
+    shown = sorted(game.known[1], key=sort_key)[-KNOWN_SHOWN:]
+    assert "seen in hand " + " ".join(card_text(card) for card in shown) in ben
+    assert "and 14 more" in ben
+    ana = next(line for line in str(seats.value).splitlines() if "Ana" in line)
+    assert "seen in hand" not in ana
+
+
+def test_six_long_names_with_known_cards_fit_one_field() -> None:
+    rules = make_rules("classic", {"decks": 3})
+    game = Game.deal(rules, 6, seed=2)
+    game.phase, game.turn = "play", 0
+    for seat in range(6):
+        taken = game.stock[:16]
+        del game.stock[:16]
+        game.hands[seat] += taken
+        game.known[seat] += taken
+    seats = [Seat(10 + n, f"{'W' * 30}{n}") for n in range(6)]
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
+    table.game, table.phase = game, "play"
+    field = next(field for field in table_embed(table).fields if field.name == "Seats")
+    assert str(field.value).count("seen in hand") == 6
+    assert len(str(field.value)) <= 1024
