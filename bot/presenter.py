@@ -156,7 +156,12 @@ class Presenter:
         view: discord.ui.View,
     ) -> None:
         """Note that an interaction answer drew a private view (in a DM or ephemeral)."""
-        if interaction.guild_id is None:
+        if not table.open:
+            # A closed table's views are final: keep no fingerprint that nothing will clear.
+            self.shown.pop(("dm", table.id, seat), None)
+            self.shown.pop(("eph", table.id, seat), None)
+            self.ephemeral.pop((table.id, seat), None)
+        elif interaction.guild_id is None:
             self.shown[("dm", table.id, seat)] = signature(embed, view)
         else:
             self.ephemeral[(table.id, seat)] = (interaction, time.monotonic())
@@ -177,6 +182,7 @@ class Presenter:
         key = ("dm", table.id, seat)
         mark = signature(embed, view)
         if self.shown.get(key) == mark or player.dm_closed:
+            self._drop_if_closed(table, key)
             return False
         try:
             if player.dm_message_id is None or player.dm_channel_id is None:
@@ -203,6 +209,7 @@ class Presenter:
             )
             return True
         self.shown[key] = mark
+        self._drop_if_closed(table, key)
         return True
 
     async def _edit_ephemeral(self, table: Table, seat: int) -> bool:
@@ -218,12 +225,11 @@ class Presenter:
         key = ("eph", table.id, seat)
         mark = signature(embed, view)
         if self.shown.get(key) == mark:
+            self._drop_if_closed(table, key)
             return False
         await interaction.edit_original_response(embed=embed, view=view)
         self.shown[key] = mark
-        if not table.open:
-            self.ephemeral.pop((table.id, seat), None)
-            self.shown.pop(key, None)
+        self._drop_if_closed(table, key)
         return True
 
     # ------------------------------------------------------------------ pings
@@ -282,6 +288,13 @@ class Presenter:
     async def _persist(self, table: Table) -> None:
         if self.service is not None:
             await self.service.persist(table)
+
+    def _drop_if_closed(self, table: Table, key: tuple[str, str, int]) -> None:
+        """Forget a private view's fingerprint once its table is closed: it won't change."""
+        if not table.open:
+            self.shown.pop(key, None)
+            if key[0] == "eph":
+                self.ephemeral.pop((table.id, key[2]), None)
 
     def _forget(self, table: Table) -> None:
         self.shown.pop(("table", table.id, 0), None)

@@ -266,6 +266,15 @@ def assert_no_client_errors(driver: Driver) -> None:
 # ---------------------------------------------------------------------- tests
 
 
+def assert_presenter_forgot(bot: ShitheadBot, table_id: str) -> None:
+    """A finished table leaves nothing behind in the presenter's memory."""
+    presenter = bot.presenter
+    assert not [key for key in presenter.shown if key[1] == table_id]
+    assert not [key for key in presenter.ephemeral if key[0] == table_id]
+    assert not [key for key in presenter.selections if key[0] == table_id]
+    assert table_id not in presenter.last_turn
+
+
 async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: Driver) -> None:
     for name in ("ana", "ben", "cid"):
         await driver.create_user(name)
@@ -311,6 +320,7 @@ async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: 
     assert any("it's your turn" in m["content"] for m in driver.messages("general"))
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
+    assert_presenter_forgot(bot, table_id)
     rematch = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:rematch")
     assert rematch["status"] == "answered"
     again = bot.tables.in_channel(driver.guild.channel_ids[0])
@@ -340,6 +350,7 @@ async def test_a_member_with_closed_dms_plays_by_ephemeral_views(
     assert len(told) == 1 and f"<@{table.seats[1].user_id}>" in told[0]["content"]
     assert driver.dms("dan") == []
     await bot.presenter.pacer.idle()
+    assert_presenter_forgot(bot, table_id)
     # The one answer that is not a success: the DM Discord refused, tried once only.
     assert client_errors(driver) == [("POST", "/channels/{channel_id}/messages", 403, 50007)]
 
