@@ -6,7 +6,7 @@ import asyncio
 import json
 import re
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -320,14 +320,32 @@ class Storage:
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """Read a server's settings, or the defaults when it has none."""
-        rows = await self._fetch(
+        async with self._lock:
+            return await self._read_guild_settings(self._db, guild_id)
+
+    async def update_guild_settings(
+        self, guild_id: int, change: Callable[[GuildSettings], GuildSettings]
+    ) -> GuildSettings:
+        """Read, change and save a server's settings in one transaction; give the result.
+
+        Two moderators changing different options at once both keep their change. If `change`
+        raises, nothing is saved.
+        """
+        async with self._transaction() as db:
+            updated = change(await self._read_guild_settings(db, guild_id))
+            await self._write_guild_settings(db, guild_id, updated)
+        return updated
+
+    @staticmethod
+    async def _read_guild_settings(db: aiosqlite.Connection, guild_id: int) -> GuildSettings:
+        async with db.execute(
             "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset "
             "FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
-        )
-        if not rows:
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
             return GuildSettings()
-        row = rows[0]
         return GuildSettings(
             preset=row[0],
             overrides=json.loads(row[1]),
@@ -336,24 +354,25 @@ class Storage:
             host_may_pick_preset=bool(row[4]),
         )
 
-    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        """Insert or replace a server's settings."""
-        async with self._transaction() as db:
-            await db.execute(
-                "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
-                "idle_turns, host_may_pick_preset, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
-                "overrides = excluded.overrides, turn_seconds = excluded.turn_seconds, "
-                "idle_turns = excluded.idle_turns, "
-                "host_may_pick_preset = excluded.host_may_pick_preset, "
-                "updated_at = excluded.updated_at",
-                (
-                    guild_id,
-                    settings.preset,
-                    json.dumps(settings.overrides, separators=(",", ":")),
-                    settings.turn_seconds,
-                    settings.idle_turns,
-                    int(settings.host_may_pick_preset),
-                    _now(),
-                ),
-            )
+    @staticmethod
+    async def _write_guild_settings(
+        db: aiosqlite.Connection, guild_id: int, settings: GuildSettings
+    ) -> None:
+        await db.execute(
+            "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
+            "idle_turns, host_may_pick_preset, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
+            "overrides = excluded.overrides, turn_seconds = excluded.turn_seconds, "
+            "idle_turns = excluded.idle_turns, "
+            "host_may_pick_preset = excluded.host_may_pick_preset, "
+            "updated_at = excluded.updated_at",
+            (
+                guild_id,
+                settings.preset,
+                json.dumps(settings.overrides, separators=(",", ":")),
+                settings.turn_seconds,
+                settings.idle_turns,
+                int(settings.host_may_pick_preset),
+                _now(),
+            ),
+        )

@@ -89,11 +89,10 @@ class HouseRules(app_commands.Group):
             )
             return
         try:
-            updated = change(await self.storage.guild_settings(guild.id))
+            updated = await self.storage.update_guild_settings(guild.id, change)
         except SettingError as exc:
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
-        await self.storage.save_guild_settings(guild.id, updated)
         await interaction.response.send_message(
             t(
                 "{member} changed the house rules. Tables already running keep their rules.",

@@ -79,7 +79,9 @@ async def test_a_non_moderator_is_refused_by_discord_and_by_the_handler(
 
 
 async def test_everyone_may_view_under_the_root_command(driver: Driver, storage: Storage) -> None:
-    await storage.save_guild_settings(_guild(driver), GuildSettings(preset="dutch", idle_turns=5))
+    await storage.update_guild_settings(
+        _guild(driver), lambda _: GuildSettings(preset="dutch", idle_turns=5)
+    )
     result = await driver.command("ann", "general", "shithead houserules")
     embed = result["response"]["embeds"][0]
     assert result["response"]["ephemeral"]
@@ -89,8 +91,8 @@ async def test_everyone_may_view_under_the_root_command(driver: Driver, storage:
 
 async def test_reset_one_option_or_all(driver: Driver, storage: Storage) -> None:
     guild = _guild(driver)
-    await storage.save_guild_settings(
-        guild, GuildSettings(preset="dutch", overrides={"runs": True}, idle_turns=5)
+    await storage.update_guild_settings(
+        guild, lambda _: GuildSettings(preset="dutch", overrides={"runs": True}, idle_turns=5)
     )
     await driver.command("mod", "general", "houserules reset", {"option": "runs"})
     assert await storage.guild_settings(guild) == GuildSettings(preset="dutch", idle_turns=5)

@@ -66,7 +66,9 @@ async def _seed(storage: Storage, version: int) -> None:
     if version >= 1:
         await storage.record_game(GAME)
     if version >= 2:
-        await storage.save_guild_settings(1, GuildSettings(preset="dutch", turn_seconds=60))
+        await storage.update_guild_settings(
+            1, lambda _: GuildSettings(preset="dutch", turn_seconds=60)
+        )
 
 
 @pytest.mark.parametrize("start", range(LATEST))

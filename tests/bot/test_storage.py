@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.guild_settings import GuildSettings
+from bot.guild_settings import GuildSettings, SettingError, with_value
 from bot.storage import GameRecord, LeaderRow, PlayerRecord, Storage, StoredTable
 
 NOON = datetime(2024, 5, 1, 12, tzinfo=UTC)
@@ -99,10 +99,26 @@ async def test_guild_settings_default_then_round_trip(storage: Storage) -> None:
         idle_turns=2,
         host_may_pick_preset=False,
     )
-    await storage.save_guild_settings(5, chosen)
-    await storage.save_guild_settings(6, GuildSettings(preset="dutch"))
+    await storage.update_guild_settings(5, lambda _: chosen)
+    await storage.update_guild_settings(6, lambda _: GuildSettings(preset="dutch"))
     assert await storage.guild_settings(5) == chosen
     assert (await storage.guild_settings(6)).preset == "dutch"
+
+
+async def test_two_changes_at_once_both_land(storage: Storage) -> None:
+    await asyncio.gather(
+        storage.update_guild_settings(7, lambda s: with_value(s, "runs", "yes")),
+        storage.update_guild_settings(7, lambda s: with_value(s, "idle_turns", "5")),
+    )
+    settings = await storage.guild_settings(7)
+    assert settings.overrides == {"runs": True} and settings.idle_turns == 5
+
+
+async def test_a_refused_change_saves_nothing(storage: Storage) -> None:
+    await storage.update_guild_settings(8, lambda s: with_value(s, "decks", "2"))
+    with pytest.raises(SettingError):
+        await storage.update_guild_settings(8, lambda s: with_value(s, "decks", "many"))
+    assert (await storage.guild_settings(8)).overrides == {"decks": 2}
 
 
 async def test_the_leaderboard_counts_one_server_and_a_period(storage: Storage) -> None:
