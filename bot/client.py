@@ -9,18 +9,19 @@ from dataclasses import dataclass, field
 import discord
 import yarl
 from discord import app_commands
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.cogs import houserules, stats
 from bot.cogs.tables import Tables
 from bot.custom_ids import ComponentId
-from bot.i18n import t
 from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
 from bot.tables import Table, TableService, Timing
+from bot.translator import CatalogTranslator
 from bot.views import Control
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,9 @@ class ShitheadBot(commands.Bot):
         """Open storage, add the commands and sync them (to the dev guild if set, else globally)."""
         self.storage = await Storage.open(self.settings.database_path)
         self.tables.store = StorageTableStore(self.storage)
-        root = app_commands.Group(name=self.settings.command_name, description=t("Play Shithead"))
+        root = app_commands.Group(
+            name=self.settings.command_name, description=locale_str("Play Shithead")
+        )
         self.table_commands = Tables(self.tables, self.presenter, self.storage)
         self.table_commands.register(root)
         self.add_dynamic_items(Control)
@@ -94,6 +97,7 @@ class ShitheadBot(commands.Bot):
         houserules.register_root(root, self.storage)
         stats.register_root(root)
         self.tree.add_command(root)
+        await self.tree.set_translator(CatalogTranslator())
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)

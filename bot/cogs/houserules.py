@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 
 from bot.guild_settings import (
     GuildSettings,
@@ -71,7 +72,7 @@ class HouseRules(app_commands.Group):
     def __init__(self, storage: Storage) -> None:
         super().__init__(
             name="houserules",
-            description=t("See or change this server's house rules"),
+            description=locale_str("See or change this server's house rules"),
             guild_only=True,
             default_permissions=discord.Permissions(manage_guild=True),
         )
@@ -102,13 +103,13 @@ class HouseRules(app_commands.Group):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @app_commands.command(name="show", description=t("Show this server's house rules"))
+    @app_commands.command(name="show", description=locale_str("Show this server's house rules"))
     async def show(self, interaction: discord.Interaction) -> None:
         """Show the rules to anyone who can run the command."""
         await _show(interaction, self.storage)
 
-    @app_commands.command(name="preset", description=t("Base the house rules on a preset"))
-    @app_commands.describe(name=t("The preset, e.g. classic or dutch"))
+    @app_commands.command(name="preset", description=locale_str("Base the house rules on a preset"))
+    @app_commands.describe(name=locale_str("The preset, e.g. classic or dutch"))
     async def preset(self, interaction: discord.Interaction, name: str) -> None:
         """Switch the server's preset, keeping its changed options."""
         await self._change(interaction, lambda settings: with_preset(settings, name))
@@ -118,9 +119,10 @@ class HouseRules(app_commands.Group):
         names = [*preset_names(), *PRESET_ALIASES]
         return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n][:25]
 
-    @app_commands.command(name="set", description=t("Change one option or table setting"))
+    @app_commands.command(name="set", description=locale_str("Change one option or table setting"))
     @app_commands.describe(
-        option=t("The option, e.g. decks or turn_seconds"), value=t("Its new value")
+        option=locale_str("The option, e.g. decks or turn_seconds"),
+        value=locale_str("Its new value"),
     )
     async def set_(self, interaction: discord.Interaction, option: str, value: str) -> None:
         """Change one option or table setting."""
@@ -141,8 +143,8 @@ class HouseRules(app_commands.Group):
             for v in suggest_values(settings, option, current)
         ]
 
-    @app_commands.command(name="reset", description=t("Go back to the default rules"))
-    @app_commands.describe(option=t("Reset only this option (all when left out)"))
+    @app_commands.command(name="reset", description=locale_str("Go back to the default rules"))
+    @app_commands.describe(option=locale_str("Reset only this option (all when left out)"))
     async def reset(self, interaction: discord.Interaction, option: str | None = None) -> None:
         """Reset one option, or every setting."""
         await self._change(interaction, lambda settings: without(settings, option))
@@ -160,7 +162,7 @@ async def setup(bot: ShitheadBot, storage: Storage) -> None:
 def register_root(root: app_commands.Group, storage: Storage) -> None:
     """Add `houserules` under the root command, so members without Manage Server can look."""
 
-    @root.command(name="houserules", description=t("Show this server's house rules"))
+    @root.command(name="houserules", description=locale_str("Show this server's house rules"))
     async def houserules(interaction: discord.Interaction) -> None:
         """Show the server's house rules."""
         await _show(interaction, storage)

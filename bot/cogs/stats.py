@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 
 from bot._leaderboard import (
     MIN_GAMES_FOR_RATE,
@@ -25,11 +26,12 @@ from bot._leaderboard import (
 from bot.i18n import t
 from bot.storage import PlayedGame, Storage
 
-PERIOD_NAMES: dict[Period, str] = {"all": t("all time"), "30d": t("last 30 days")}
+# Source texts: translated with t() in messages and by the command translator in menus.
+PERIOD_NAMES: dict[Period, str] = {"all": "all time", "30d": "last 30 days"}
 ORDER_NAMES: dict[Order, str] = {
-    "shithead": t("times Shithead"),
-    "loss_rate": t("loss rate"),
-    "games": t("games played"),
+    "shithead": "times Shithead",
+    "loss_rate": "loss rate",
+    "games": "games played",
 }
 
 if TYPE_CHECKING:
@@ -49,8 +51,8 @@ async def leaderboard_page(
         title=t(
             "Hall of shame of {guild}: {order}, {period}",
             guild=guild.name,
-            order=ORDER_NAMES[order],
-            period=PERIOD_NAMES[period],
+            order=t(ORDER_NAMES[order]),
+            period=t(PERIOD_NAMES[period]),
         ),
         description="\n".join(lines),
     )
@@ -163,11 +165,15 @@ async def setup(bot: ShitheadBot, storage: Storage) -> None:
     PageButton.storage = ForgetButton.storage = storage
     bot.add_dynamic_items(PageButton, ForgetButton)
 
-    @app_commands.command(name="leaderboard", description=t("Show this server's hall of shame"))
-    @app_commands.describe(period=t("Which games count"), order=t("What to rank by"))
+    @app_commands.command(
+        name="leaderboard", description=locale_str("Show this server's hall of shame")
+    )
+    @app_commands.describe(
+        period=locale_str("Which games count"), order=locale_str("What to rank by")
+    )
     @app_commands.choices(
-        period=[app_commands.Choice(name=PERIOD_NAMES[p], value=p) for p in PERIODS],
-        order=[app_commands.Choice(name=ORDER_NAMES[o], value=o) for o in ORDERS],
+        period=[app_commands.Choice(name=locale_str(PERIOD_NAMES[p]), value=p) for p in PERIODS],
+        order=[app_commands.Choice(name=locale_str(ORDER_NAMES[o]), value=o) for o in ORDERS],
     )
     @app_commands.guild_only()
     async def leaderboard(
@@ -180,8 +186,10 @@ async def setup(bot: ShitheadBot, storage: Storage) -> None:
         )
         await interaction.response.send_message(embed=embed, view=view)
 
-    @app_commands.command(name="stats", description=t("Show a member's record on this server"))
-    @app_commands.describe(member=t("Whose record (yours when left out)"))
+    @app_commands.command(
+        name="stats", description=locale_str("Show a member's record on this server")
+    )
+    @app_commands.describe(member=locale_str("Whose record (yours when left out)"))
     @app_commands.guild_only()
     async def stats(interaction: discord.Interaction, member: discord.User | None = None) -> None:
         """Show a member's games, losses, streaks and favourite preset."""
@@ -219,7 +227,7 @@ def stats_embed(name: str, games: list[PlayedGame]) -> discord.Embed:
 def register_root(root: app_commands.Group) -> None:
     """Add `forget-me` under the root command (`setup` registers its buttons)."""
 
-    @root.command(name="forget-me", description=t("Delete your recorded games and stats"))
+    @root.command(name="forget-me", description=locale_str("Delete your recorded games and stats"))
     async def forget_me(interaction: discord.Interaction) -> None:
         """Ask the member to confirm deleting their stats."""
         view = discord.ui.View(timeout=None)

@@ -7,6 +7,7 @@ from typing import Any, cast
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 
 from bot.custom_ids import ComponentId
 from bot.guild_settings import GuildSettings
@@ -82,27 +83,29 @@ class Tables:
     def register(self, root: app_commands.Group) -> None:
         """Add the table commands to the root command group."""
 
-        @root.command(name="create", description=t("Open a table in this channel"))
-        @app_commands.describe(preset=t("House-rule preset (if the server allows choosing)"))
+        @root.command(name="create", description=locale_str("Open a table in this channel"))
+        @app_commands.describe(
+            preset=locale_str("House-rule preset (if the server allows choosing)")
+        )
         @app_commands.choices(preset=PRESET_CHOICES)
         async def create(
             interaction: discord.Interaction, preset: app_commands.Choice[str] | None = None
         ) -> None:
             await self.create(interaction, preset.value if preset else None)
 
-        @root.command(name="join", description=t("Sit down at this channel's table"))
+        @root.command(name="join", description=locale_str("Sit down at this channel's table"))
         async def join(interaction: discord.Interaction) -> None:
             await self.lobby_command(interaction, "join")
 
-        @root.command(name="leave", description=t("Leave this channel's table or game"))
+        @root.command(name="leave", description=locale_str("Leave this channel's table or game"))
         async def leave(interaction: discord.Interaction) -> None:
             await self.lobby_command(interaction, "leave")
 
-        @root.command(name="start", description=t("Deal the cards (host only)"))
+        @root.command(name="start", description=locale_str("Deal the cards (host only)"))
         async def start(interaction: discord.Interaction) -> None:
             await self.lobby_command(interaction, "start")
 
-        @root.command(name="addbot", description=t("Seat a computer player"))
+        @root.command(name="addbot", description=locale_str("Seat a computer player"))
         @app_commands.choices(difficulty=LEVEL_CHOICES)
         async def addbot(
             interaction: discord.Interaction, difficulty: app_commands.Choice[str] | None = None
@@ -111,7 +114,9 @@ class Tables:
                 interaction, "addbot", difficulty.value if difficulty else None
             )
 
-        @root.command(name="hand", description=t("See your cards and play (only you see it)"))
+        @root.command(
+            name="hand", description=locale_str("See your cards and play (only you see it)")
+        )
         async def hand(interaction: discord.Interaction) -> None:
             try:
                 table = self.service.channel_table(interaction.channel_id or 0)
@@ -120,7 +125,7 @@ class Tables:
                 return
             await self.show_hand(interaction, table)
 
-        @root.command(name="table", description=t("Show this channel's table"))
+        @root.command(name="table", description=locale_str("Show this channel's table"))
         async def show_table(interaction: discord.Interaction) -> None:
             try:
                 table = self.service.channel_table(interaction.channel_id or 0)
@@ -129,7 +134,9 @@ class Tables:
                 return
             await interaction.response.send_message(embed=table_embed(table), ephemeral=True)
 
-        @root.command(name="rules", description=t("Show the rules of this channel's table"))
+        @root.command(
+            name="rules", description=locale_str("Show the rules of this channel's table")
+        )
         async def rules(interaction: discord.Interaction) -> None:
             table = self.service.in_channel(interaction.channel_id or 0)
             if table is not None:
@@ -140,7 +147,8 @@ class Tables:
             await interaction.response.send_message(text, ephemeral=True)
 
         @root.command(
-            name="kick", description=t("Remove a member from the table (host or moderator)")
+            name="kick",
+            description=locale_str("Remove a member from the table (host or moderator)"),
         )
         async def kick(interaction: discord.Interaction, member: discord.Member) -> None:
             try:
@@ -153,7 +161,9 @@ class Tables:
                 t("{name} was removed.", name=member.display_name), ephemeral=True
             )
 
-        @root.command(name="end", description=t("Close this channel's table (host or moderator)"))
+        @root.command(
+            name="end", description=locale_str("Close this channel's table (host or moderator)")
+        )
         async def end(interaction: discord.Interaction) -> None:
             try:
                 table = self.service.channel_table(interaction.channel_id or 0)
