@@ -8,6 +8,7 @@ edit. Writes that would show what is already shown are skipped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -108,12 +109,27 @@ class Presenter:
         mark = signature(embed, view)
         if self.shown.get(key) == mark:
             return False
+        message_id = table.message_id
         channel = self.client.get_partial_messageable(table.channel_id)
-        await channel.get_partial_message(table.message_id).edit(embed=embed, view=view)
+        try:
+            await channel.get_partial_message(message_id).edit(embed=embed, view=view)
+        except discord.NotFound:
+            if table.message_id != message_id:
+                return False  # reposted meanwhile: the new message is drawn by its own edit
+            # Someone deleted the table message: post it again so the table stays playable.
+            message = await channel.send(embed=embed, view=view)
+            if self.service is not None:
+                await self.service.persist_message(table, message.id)
         self.shown[key] = mark
         if not table.open:
             self._forget(table)
         return True
+
+    async def delete_message(self, channel_id: int, message_id: int) -> None:
+        """Delete an old table message, if it is still there."""
+        channel = self.client.get_partial_messageable(channel_id)
+        with contextlib.suppress(discord.NotFound):
+            await channel.get_partial_message(message_id).delete()
 
     def table_shown(self, table: Table, embed: discord.Embed, view: discord.ui.View) -> None:
         """Note that an interaction answer just drew the table message."""

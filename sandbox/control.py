@@ -43,6 +43,7 @@ class Control:
             web.post(f"{p}/channels", self.create_channel),
             web.post(f"{p}/interactions", self.interact),
             web.get(f"{p}/channels/{{channel}}/messages", self.messages),
+            web.delete(f"{p}/messages/{{message}}", self.delete_message),
             web.get(f"{p}/users/{{user}}/dms", self.dms),
             web.get(f"{p}/log", self.log),
             web.post(f"{p}/time", self.advance_time),
@@ -78,6 +79,12 @@ class Control:
     async def interact(self, request: web.Request) -> web.Response:
         """POST /_sandbox/interactions: dispatch and wait for the bot's first answer."""
         return json_response(await self.driver.interact(await _body(request)))
+
+    async def delete_message(self, request: web.Request) -> web.Response:
+        """DELETE /_sandbox/messages/{message}?as=USER: a member deletes a message."""
+        message = request.match_info["message"]
+        await self.driver.delete_message(request.query["as"], message)
+        return json_response({"deleted": message})
 
     async def messages(self, request: web.Request) -> web.Response:
         """GET /_sandbox/channels/{channel}/messages?as=USER&limit=N."""

@@ -22,6 +22,7 @@ from sandbox.world import (
     DM,
     JSON,
     LOADING,
+    MANAGE_MESSAGES,
     Channel,
     Guild,
     Interaction,
@@ -235,6 +236,19 @@ class Driver:
             raise ControlError(400, f"{custom_id!r} is not a button the bot handles")
         data = {"custom_id": custom_id, "component_type": BUTTON, "id": component.get("id")}
         return await self._component_interaction(actor, target, data)
+
+    async def delete_message(self, user: Ref, message: Ref) -> None:
+        """Delete a message as a member: their own, or anyone's with Manage Messages."""
+        actor, target = self._user(user), self._message(message)
+        channel = self.world.channels[target.channel_id]
+        if not self._can_use(actor, channel) or not self.world.can_see(target, actor.id):
+            raise ControlError(404, f"{actor.name} can't see message {target.id}")
+        if target.author_id != actor.id:
+            guild = self.world.guilds.get(channel.guild_id or 0)
+            if guild is None or not self.world.permissions(guild, actor.id) & MANAGE_MESSAGES:
+                raise ControlError(403, f"{actor.name} may not delete others' messages")
+        del self.world.messages[target.id]
+        self.world.touch()
 
     async def select(self, user: Ref, message: Ref, custom_id: str, values: list[str]) -> JSON:
         """Choose values in a select menu as a user."""

@@ -125,14 +125,19 @@ class Tables:
                 return
             await self.show_hand(interaction, table)
 
-        @root.command(name="table", description=locale_str("Show this channel's table"))
+        @root.command(
+            name="table", description=locale_str("Post this channel's table again, at the bottom")
+        )
         async def show_table(interaction: discord.Interaction) -> None:
             try:
                 table = self.service.channel_table(interaction.channel_id or 0)
             except TableError as error:
                 await refuse(interaction, str(error))
                 return
-            await interaction.response.send_message(embed=table_embed(table), ephemeral=True)
+            old = table.message_id
+            await self.post_table(interaction, table)
+            if old is not None and old != table.message_id:
+                await self.presenter.delete_message(table.channel_id, old)
 
         @root.command(
             name="rules", description=locale_str("Show the rules of this channel's table")

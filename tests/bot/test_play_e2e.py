@@ -653,12 +653,21 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
     rules = await driver.command("ben", "general", "shithead rules")
     assert rules["response"]["ephemeral"] and rules["response"]["content"] == summary
     await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
-    shown = await driver.command("ben", "general", "shithead table")
-    assert shown["response"]["ephemeral"] and field(shown["response"], "Seats") == "1. ana\n2. ben"
-    assert shown["response"]["embeds"][0]["title"] == f"Shithead table {table_id}"
-    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
-    during = await driver.command("ben", "general", "shithead table")
-    assert "stock" in field(during["response"], "Cards") and ids(during["response"]) == []
+    # `table` posts the table message again at the bottom and deletes the old one.
+    moved = (await driver.command("ben", "general", "shithead table"))["response"]
+    assert not moved["ephemeral"] and field(moved, "Seats") == "1. ana\n2. ben"
+    assert moved["embeds"][0]["title"] == f"Shithead table {table_id}"
+    await driver.wait_until(
+        lambda: lobby["id"] not in [m["id"] for m in driver.messages("general")]
+    )
+    assert driver.messages("general")[-1]["id"] == moved["id"]
+    assert table.message_id == int(moved["id"])
+    await driver.click("ana", moved["id"], f"sh:{table_id}:0:start")
+    during = (await driver.command("ben", "general", "shithead table"))["response"]
+    assert "stock" in field(during, "Cards") and ids(during) == [f"sh:{table_id}:0:hand"]
+    # A moderator deletes the table message: the next change posts it again.
+    await driver.create_user("mo", moderator=True)
+    await driver.delete_message("mo", during["id"])
 
     async def dm_view(user: str, table: Table, seat: int) -> JSON:
         return await latest_dm(driver, user, table, seat)
@@ -667,7 +676,15 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
     assert played.game is not None and played.game.rules == make_rules("dutch")
     assert played.game.loser is not None
     await bot.presenter.pacer.idle()
-    assert_no_client_errors(driver)
+    posted = {int(m["id"]): m for m in driver.messages("general", limit=500)}
+    reposted = played.message_id
+    assert int(during["id"]) not in posted
+    assert reposted is not None and reposted > int(during["id"])
+    assert "Result" in json.dumps(posted[reposted]["embeds"])
+    # The one refused call: the edit of the deleted message, which led to the new post.
+    assert client_errors(driver) == [
+        ("PATCH", "/channels/{channel_id}/messages/{message_id}", 404, 10008)
+    ]
 
 
 async def test_the_host_picks_an_expert_computer_player(bot: ShitheadBot, driver: Driver) -> None:

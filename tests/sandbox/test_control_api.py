@@ -66,6 +66,16 @@ async def test_a_game_through_the_control_api(
         "/interactions/{interaction_id}/{interaction_token}/callback"
     }
 
+    status, refused = await call(http, "DELETE", f"/messages/{message['id']}?as=alice")
+    assert status == 403 and "may not delete" in refused["error"]
+    await call(http, "POST", "/users", json={"name": "mo", "moderator": True})
+    status, _ = await call(http, "DELETE", f"/messages/{message['id']}?as=mo")
+    assert status == 200
+    _, seen = await call(http, "GET", f"/channels/{channel['id']}/messages?as=alice")
+    assert seen == []
+    status, _ = await call(http, "DELETE", f"/messages/{message['id']}?as=mo")
+    assert status == 404
+
 
 async def test_dms_and_refusals_through_the_control_api(
     bot: ContractBot, http: aiohttp.ClientSession
