@@ -270,8 +270,11 @@ class Game:
             raise IllegalAction(CANNOT_BEAT, "that card can't go on the pile")
         if rest is not None:
             self.hands[seat] = rest
-            if self.known[seat]:
-                self._forget(seat, cards)
+            known = self.known[seat]
+            if known:
+                for card in cards:
+                    if card in known:
+                        known.remove(card)
         elif stacks_left is not None:
             self.face_up[seat] = stacks_left
             self.idle = -1  # a card left the table: progress
@@ -716,17 +719,20 @@ class Game:
         if self.turn != seat:
             return []
         actions: list[Action] = []
-        zone = self.zone_of(seat)
+        append = actions.append
+        hand = self.hands[seat]
+        zone = "hand" if hand else self.zone_of(seat)
         playable = self.table.playable(self.pile)
         can_play = False
         if zone == "hand" or (zone == "face_up" and self._face_up_singles(seat)):
-            cards = sorted(self.hands[seat] if zone == "hand" else self.face_up_cards(seat))
+            cards = sorted(hand if zone == "hand" else self.face_up_cards(seat))
             for rank, same in groupby(cards, _RANK):  # cards sort by rank, then suit
                 if rank in playable:
                     can_play = True
                     group = tuple(same)
-                    for count in range(1, len(group) + 1):
-                        actions.append(Play(seat, group[:count]))
+                    append(Play(seat, group[:1]))
+                    for count in range(2, len(group) + 1):
+                        append(Play(seat, group[:count]))
             if self.rules.runs and can_play:
                 actions.extend(Play(seat, run) for run in self._runs(cards))
         elif zone == "face_up":
