@@ -24,8 +24,9 @@ from engine.views import PlayerView
 
 # Search budget per decision: determinizations (each one tried with every candidate action).
 ITERATIONS = 24
-# Safety net only: stop sampling after this many seconds (the iteration budget decides).
-TIME_LIMIT = 0.40
+# Work budget per decision: stop sampling once the rollouts have made this many moves. It
+# bounds the slowest decisions (about 0.3 s here) without a clock, so play stays reproducible.
+MAX_STEPS = 7000
 # Candidate actions searched: the basic player's favourites, plus picking up and the stock.
 MAX_CANDIDATES = 5
 # Moves a rollout is played out before the position is judged by its card counts.
@@ -166,13 +167,19 @@ class ExpertStrategy(SeededStrategy):
         seed: int = 0,
         *,
         iterations: int = ITERATIONS,
-        time_limit: float | None = TIME_LIMIT,
+        max_steps: int | None = MAX_STEPS,
+        time_limit: float | None = None,
         max_candidates: int = MAX_CANDIDATES,
         depth: int = ROLLOUT_DEPTH,
     ) -> None:
-        """Set the budget: `iterations` deals, at most `time_limit` seconds (None: no cap)."""
+        """Set the budget: `iterations` deals, `max_steps` rollout moves, `time_limit` seconds.
+
+        A budget of None is no limit. The time limit makes play depend on the machine's speed,
+        so it is off unless asked for.
+        """
         super().__init__(seed)
         self.iterations = iterations
+        self.max_steps = max_steps
         self.time_limit = time_limit
         self.max_candidates = max_candidates
         self.depth = depth
@@ -189,6 +196,7 @@ class ExpertStrategy(SeededStrategy):
             return options[0]
         totals = [0.0] * len(options)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        steps = 0
         for _ in range(self.iterations):
             world_seed = rng.getrandbits(64)
             play_seed = rng.getrandbits(64)
@@ -197,6 +205,9 @@ class ExpertStrategy(SeededStrategy):
                 game = determinizer.sample(random.Random(world_seed))
                 game.apply(action)
                 totals[index] += rollout(game, view.seat, random.Random(play_seed), self.depth)
+                steps += game.moves
+            if self.max_steps is not None and steps >= self.max_steps:
+                break
             if deadline is not None and time.perf_counter() > deadline:
                 break
         best = max(range(len(options)), key=lambda index: (totals[index], -index))

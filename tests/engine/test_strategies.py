@@ -14,6 +14,7 @@ from engine.game import Game
 from engine.pile import PowerTable
 from engine.rules import make_rules, preset_names
 from engine.strategies import StrategyError, get_strategy, strategy_names
+from engine.strategies import expert as expert_module
 from engine.strategies.expert import Determinizer, ExpertStrategy
 from engine.views import PlayerView, SeatView, TableView, player_view
 
@@ -227,7 +228,7 @@ def test_no_legal_action_is_an_error() -> None:
 def test_expert_plays_legally_in_every_preset(preset: str) -> None:
     rules = make_rules(preset)
     game = Game.deal(rules, 3, seed=13)
-    expert = ExpertStrategy(4, iterations=2, time_limit=None, depth=6)
+    expert = ExpertStrategy(4, iterations=2, depth=6)
     basic = get_strategy("basic", 4)
     while not game.over and game.moves < 40:
         seat = game.to_act()[0]
@@ -240,5 +241,27 @@ def test_expert_plays_legally_in_every_preset(preset: str) -> None:
 def test_expert_is_deterministic_with_an_iteration_budget() -> None:
     game, _ = _play("classic", ["basic", "basic", "basic"], seed=8, max_moves=15)
     view = player_view(game, game.to_act()[0])
-    first = [ExpertStrategy(6, iterations=3, time_limit=None).choose(view) for _ in range(2)]
+    first = [ExpertStrategy(6, iterations=3).choose(view) for _ in range(2)]
     assert first[0] == first[1]
+
+
+def test_the_step_budget_ends_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    game, _ = _play("classic", ["basic", "basic", "basic"], seed=8, max_moves=15)
+    view = player_view(game, game.to_act()[0])
+    options = len(expert_module.candidates(view, expert_module.MAX_CANDIDATES))
+    assert options > 1
+    rollouts: list[int] = []
+    real = expert_module.rollout
+
+    def counted(game: Game, seat: int, rng: random.Random, depth: int) -> float:
+        rollouts.append(seat)
+        return real(game, seat, rng, depth)
+
+    monkeypatch.setattr(expert_module, "rollout", counted)
+    choices = [ExpertStrategy(6, iterations=1000, max_steps=300).choose(view) for _ in range(2)]
+    assert choices[0] == choices[1]
+    # Whole iterations only, each trying every candidate, and far fewer than 1000 of them.
+    assert len(rollouts) % options == 0 and options <= len(rollouts) < 2 * 300
+    rollouts.clear()
+    ExpertStrategy(6, iterations=5, max_steps=None).choose(view)
+    assert len(rollouts) == 5 * options
