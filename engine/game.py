@@ -79,6 +79,15 @@ def _take(source: Sequence[Card], cards: Iterable[Card]) -> list[Card] | None:
     return rest
 
 
+def _minus(source: Sequence[Card], cards: Iterable[Card]) -> list[Card]:
+    """Return `source` without those of `cards` it holds (as a multiset)."""
+    rest = list(source)
+    for card in cards:
+        if card in rest:
+            rest.remove(card)
+    return rest
+
+
 def _is_run_shape(cards: Sequence[Card]) -> bool:
     """Two or more cards of one suit, ascending by one rank each, no jokers."""
     if len(cards) < 2:
@@ -270,11 +279,7 @@ class Game:
             raise IllegalAction(CANNOT_BEAT, "that card can't go on the pile")
         if rest is not None:
             self.hands[seat] = rest
-            known = self.known[seat]
-            if known:
-                for card in cards:
-                    if card in known:
-                        known.remove(card)
+            self._forget(seat, cards)
         elif stacks_left is not None:
             self.face_up[seat] = stacks_left
             self.idle = -1  # a card left the table: progress
@@ -284,10 +289,8 @@ class Game:
 
     def _forget(self, seat: int, cards: Iterable[Card]) -> None:
         """Drop cards that left `seat`'s hand from what everyone knows is in it."""
-        known = self.known[seat]
-        for card in cards:
-            if card in known:
-                known.remove(card)
+        if self.known[seat]:
+            self.known[seat] = _minus(self.known[seat], cards)
 
     def _take_stacks(self, seat: int, cards: list[Card]) -> list[list[Card]]:
         """Remove whole face-up stacks that make up `cards` exactly, or refuse."""
@@ -627,11 +630,7 @@ class Game:
         self.chosen[seat] = True
         # Face-up cards taken back into the hand were seen; newly chosen ones leave it.
         self._forget(seat, cards)
-        back = list(shown)
-        for card in cards:
-            if card in back:
-                back.remove(card)
-        self.known[seat].extend(back)
+        self.known[seat].extend(_minus(shown, cards))
         return [Chose(seat, tuple(cards))]
 
     def _stack(self, action: Stack) -> list[Event]:
@@ -719,20 +718,17 @@ class Game:
         if self.turn != seat:
             return []
         actions: list[Action] = []
-        append = actions.append
-        hand = self.hands[seat]
-        zone = "hand" if hand else self.zone_of(seat)
+        zone = self.zone_of(seat)
         playable = self.table.playable(self.pile)
         can_play = False
         if zone == "hand" or (zone == "face_up" and self._face_up_singles(seat)):
-            cards = sorted(hand if zone == "hand" else self.face_up_cards(seat))
+            cards = sorted(self.hands[seat] if zone == "hand" else self.face_up_cards(seat))
             for rank, same in groupby(cards, _RANK):  # cards sort by rank, then suit
                 if rank in playable:
                     can_play = True
                     group = tuple(same)
-                    append(Play(seat, group[:1]))
-                    for count in range(2, len(group) + 1):
-                        append(Play(seat, group[:count]))
+                    for count in range(1, len(group) + 1):
+                        actions.append(Play(seat, group[:count]))
             if self.rules.runs and can_play:
                 actions.extend(Play(seat, run) for run in self._runs(cards))
         elif zone == "face_up":
