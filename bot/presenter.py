@@ -174,9 +174,8 @@ class Presenter:
         """Note that an interaction answer drew a private view (in a DM or ephemeral)."""
         if not table.open:
             # A closed table's views are final: keep no fingerprint that nothing will clear.
-            self.shown.pop(("dm", table.id, seat), None)
-            self.shown.pop(("eph", table.id, seat), None)
-            self.ephemeral.pop((table.id, seat), None)
+            self._drop_if_closed(table, ("dm", table.id, seat))
+            self._drop_if_closed(table, ("eph", table.id, seat))
         elif interaction.guild_id is None:
             self.shown[("dm", table.id, seat)] = signature(embed, view)
         else:

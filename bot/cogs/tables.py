@@ -118,21 +118,16 @@ class Tables:
             name="hand", description=locale_str("See your cards and play (only you see it)")
         )
         async def hand(interaction: discord.Interaction) -> None:
-            try:
-                table = self.service.channel_table(interaction.channel_id or 0)
-            except TableError as error:
-                await refuse(interaction, str(error))
-                return
-            await self.show_hand(interaction, table)
+            table = await self.channel_table(interaction)
+            if table is not None:
+                await self.show_hand(interaction, table)
 
         @root.command(
             name="table", description=locale_str("Post this channel's table again, at the bottom")
         )
         async def show_table(interaction: discord.Interaction) -> None:
-            try:
-                table = self.service.channel_table(interaction.channel_id or 0)
-            except TableError as error:
-                await refuse(interaction, str(error))
+            table = await self.channel_table(interaction)
+            if table is None:
                 return
             old = table.message_id
             await self.post_table(interaction, table)
@@ -177,6 +172,14 @@ class Tables:
                 await refuse(interaction, str(error))
                 return
             await interaction.response.send_message(t("The table is closed."), ephemeral=True)
+
+    async def channel_table(self, interaction: discord.Interaction) -> Table | None:
+        """Find the channel's open table, or tell the member there is none."""
+        try:
+            return self.service.channel_table(interaction.channel_id or 0)
+        except TableError as error:
+            await refuse(interaction, str(error))
+            return None
 
     async def create(self, interaction: discord.Interaction, preset: str | None) -> None:
         """Open a lobby and post its table message."""
