@@ -559,15 +559,23 @@ async def test_players_choose_their_face_up_cards_then_play(
         assert field(shown, "Hand") == " ".join(labels[1:2] + labels[3:5])
         assert [card_text(stack[0]) for stack in game.face_up[seat]] == picked
         await ready_up(driver, user, shown)
+    message = await first_move(bot, driver, table)
+    assert find(message, "choose") is None and find(message, "sel") is not None
+
+
+async def first_move(bot: ShitheadBot, driver: Driver, table: Table) -> JSON:
+    """Play the first move of ana and ben's game by DM; return the private view it was made in."""
+    game = table.game
+    assert game is not None
     assert game.phase == "play" and table.phase == "play" and game.turn is not None
     turn, moves = game.turn, game.moves
     user = ("ana", "ben")[turn]
     message = await latest_dm(driver, user, table, turn)
-    assert find(message, "choose") is None and find(message, "sel") is not None
     moved = await act(driver, user, message)
     assert moved["status"] == "answered" and game.moves == moves + 1
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
+    return message
 
 
 async def test_karma_players_stack_equal_cards_before_play(
@@ -593,13 +601,7 @@ async def test_karma_players_stack_equal_cards_before_play(
     assert find(shown, "stack") is None
     await ready_up(driver, "ana", shown)
     await ready_up(driver, "ben", await latest_dm(driver, "ben", table, 1))
-    assert game.phase == "play" and table.phase == "play" and game.turn is not None
-    turn, moves = game.turn, game.moves
-    user = ("ana", "ben")[turn]
-    moved = await act(driver, user, await latest_dm(driver, user, table, turn))
-    assert moved["status"] == "answered" and game.moves == moves + 1
-    await bot.presenter.pacer.idle()
-    assert_no_client_errors(driver)
+    await first_move(bot, driver, table)
 
 
 async def test_the_host_or_a_moderator_kicks_and_no_one_else(
