@@ -47,10 +47,11 @@ def page_count(rows: int) -> int:
     return max(1, -(-rows // PAGE_SIZE))
 
 
-def _line(place: int, row: LeaderRow) -> str:
+def _line(place: int, row: LeaderRow, locale: str) -> str:
     rate = loss_rate(row)
     return t(
         "{place}. **{name}**: Shithead ×{losses}, played {games}, loss rate {rate}",
+        locale,
         place=place,
         name=row.name,
         losses=row.losses,
@@ -59,16 +60,17 @@ def _line(place: int, row: LeaderRow) -> str:
     )
 
 
-def page_lines(rows: Sequence[LeaderRow], page: int) -> list[str]:
+def page_lines(rows: Sequence[LeaderRow], page: int, locale: str) -> list[str]:
     """Write one page of ranked rows, numbered from the top of the whole list."""
     start = page * PAGE_SIZE
-    return [_line(start + i + 1, row) for i, row in enumerate(rows[start : start + PAGE_SIZE])]
+    shown = rows[start : start + PAGE_SIZE]
+    return [_line(start + i + 1, row, locale) for i, row in enumerate(shown)]
 
 
-def computer_lines(rows: Sequence[LeaderRow]) -> list[str]:
+def computer_lines(rows: Sequence[LeaderRow], locale: str) -> list[str]:
     """Write the computer players' totals, apart from the people."""
     bots = sorted((r for r in rows if r.is_bot), key=lambda r: (-r.losses, -r.games, r.name))
-    return [_line(i + 1, row) for i, row in enumerate(bots)]
+    return [_line(i + 1, row, locale) for i, row in enumerate(bots)]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The discord.py client: intents, command sync and start-up."""
+"""The discord.py client: intents, the core and the presenter, extensions, command sync."""
 
 from __future__ import annotations
 
@@ -9,22 +9,24 @@ from dataclasses import dataclass, field
 import discord
 import yarl
 from discord import app_commands
-from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.cogs import houserules, stats
-from bot.cogs.tables import Tables
-from bot.custom_ids import ComponentId
+from bot.answers import Answers, locale_of, say
+from bot.components import DYNAMIC_ITEMS
+from bot.i18n import t
 from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
-from bot.tables import Table, TableService, Timing
 from bot.translator import CatalogTranslator
-from bot.views import Control
+from tables.outcome import Snapshot, snapshot
+from tables.service import TableService
+from tables.timers import Timing
 
 log = logging.getLogger(__name__)
+
+EXTENSIONS = ("bot.cogs.tables", "bot.cogs.houserules", "bot.cogs.stats")
 
 
 def use_discord_at(api_base: str, gateway_url: str) -> None:
@@ -51,7 +53,7 @@ class Tuning:
 
 
 class ShitheadBot(commands.Bot):
-    """The bot; it owns the settings it was built with and the table service."""
+    """The bot: it owns its settings, the table core, the presenter and the storage."""
 
     def __init__(self, settings: Settings, tuning: Tuning | None = None) -> None:
         # The bot has no voice features: don't warn that voice libraries are missing.
@@ -68,35 +70,30 @@ class ShitheadBot(commands.Bot):
             ping_delay=self.tuning.ping_delay,
         )
         self.tables = TableService(
-            listener=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds
+            sink=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds
         )
-        self.presenter.service = self.tables
-        self.table_commands: Tables | None = None
-        self._to_redraw: list[Table] = []
+        self.answers = Answers(self.tables, self.presenter)
+        self._to_redraw: list[Snapshot] = []
+        self.tree.error(self.on_tree_error)
 
-    async def handle_control(self, interaction: discord.Interaction, cid: ComponentId) -> None:
-        """Pass a component click to the table commands."""
-        if self.table_commands is not None:
-            await self.table_commands.handle_control(interaction, cid)
+    def require_storage(self) -> Storage:
+        """Return the storage opened in `setup_hook`."""
+        if self.storage is None:
+            raise RuntimeError("the storage is opened in setup_hook")
+        return self.storage
 
     async def setup_hook(self) -> None:
-        """Open storage, add the commands and sync them (to the dev guild if set, else globally)."""
+        """Open storage, restore tables, load the extensions and sync the commands."""
         self.storage = await Storage.open(self.settings.database_path)
         self.tables.store = StorageTableStore(self.storage)
-        root = app_commands.Group(
-            name=self.settings.command_name, description=locale_str("Play Shithead")
-        )
-        self.table_commands = Tables(self.tables, self.presenter, self.storage)
-        self.table_commands.register(root)
-        self.add_dynamic_items(Control)
-        restored = await self.tables.restore()
+        self.presenter.store = self.storage
+        restored = [snapshot(table) for table in await self.tables.restore()]
+        await self.presenter.load(restored)
         log.info("restored %d running tables", len(restored))
         self._to_redraw = restored
-        await houserules.setup(self, self.storage)
-        await stats.setup(self, self.storage)
-        houserules.register_root(root, self.storage)
-        stats.register_root(root)
-        self.tree.add_command(root)
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
         await self.tree.set_translator(CatalogTranslator())
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
@@ -105,6 +102,28 @@ class ShitheadBot(commands.Bot):
         else:
             synced = await self.tree.sync()
         log.info("synced %d application commands", len(synced))
+
+    async def on_tree_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        """Answer a command that failed with a friendly sentence, and log what went wrong."""
+        locale = locale_of(interaction)
+        if isinstance(error, app_commands.NoPrivateMessage):
+            text = t("This command works in a server channel.", locale)
+        elif isinstance(error, app_commands.CheckFailure):
+            text = t("You can't use this command here.", locale)
+        else:
+            command = interaction.command.qualified_name if interaction.command else "?"
+            log.error("command %s failed", command, exc_info=error)
+            text = t("Something went wrong on my side; nothing was changed. Try again.", locale)
+        try:
+            await say(interaction, text)
+        except discord.HTTPException:
+            log.warning("could not tell the member that a command failed")
+
+    async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
+        """Log a failed event handler (a click whose callback raised, say) and go on."""
+        log.exception("event %s failed", event_method)
 
     async def close(self) -> None:
         """Stop timers and pending writes, disconnect, then close storage."""
@@ -118,10 +137,10 @@ class ShitheadBot(commands.Bot):
         log.info("connected as %s to %d guilds", self.user, len(self.guilds))
         # A restored table's messages may be behind its stored state (the last process
         # stopped before writing them): redraw them once, now that names can be shown.
-        tables, self._to_redraw = self._to_redraw, []
-        for table in tables:
-            if table.open:
-                self.presenter.restored(table)
+        shown, self._to_redraw = self._to_redraw, []
+        for each in shown:
+            if each.open:
+                self.presenter.redraw(each)
 
 
 def run_bot(settings: Settings) -> None:

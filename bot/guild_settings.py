@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.i18n import t
+from bot.i18n import DEFAULT_LOCALE, t
 from engine.cards import CardError, parse_rank, rank_name
 from engine.rules import (
     EFFECTS,
@@ -50,7 +50,11 @@ class GuildSettings(BaseModel):
 
 
 class SettingError(ValueError):
-    """A moderator's change is refused; the message (translated) names what is allowed."""
+    """A moderator's change is refused; `words(locale)` names what is allowed."""
+
+    def __init__(self, words: Callable[[str], str]) -> None:
+        super().__init__(words(DEFAULT_LOCALE))
+        self.words = words
 
 
 @dataclass(frozen=True)
@@ -68,8 +72,9 @@ def kind_of(name: str) -> Kind:
     model: type[BaseModel] = GuildSettings if name in TABLE_SETTINGS else RuleSet
     if name not in SETTING_NAMES:
         raise SettingError(
-            t(
+            lambda locale: t(
                 "Unknown option {name!r}. Options are: {names}.",
+                locale,
                 name=name,
                 names=", ".join(SETTING_NAMES),
             )
@@ -89,19 +94,20 @@ def kind_of(name: str) -> Kind:
     raise AssertionError(f"no parser for option {name} ({annotation!r})")  # pragma: no cover
 
 
-def allowed_values(name: str) -> str:
+def allowed_values(name: str, locale: str) -> str:
     """Say in words what a setting accepts."""
     kind = kind_of(name)
     if kind.type == "int":
-        return t("a whole number from {low} to {high}", low=kind.low, high=kind.high)
+        return t("a whole number from {low} to {high}", locale, low=kind.low, high=kind.high)
     if kind.type == "bool":
-        return t("true or false")
+        return t("true or false", locale)
     if kind.type == "choice":
-        return t("one of {values}", values=", ".join(kind.choices))
+        return t("one of {values}", locale, values=", ".join(kind.choices))
     return t(
         "a rank ({ranks}) then `none`, `default`, or `anywhere` or `fits` joined by `+` to "
         "effects ({effects}), optionally `blocks=` ranks and `glass_empty=own`; "
         "e.g. `7 fits+lower` or `7 anywhere+lower blocks=7`",
+        locale,
         ranks=" ".join(RANKS),
         effects=", ".join(EFFECTS),
     )
@@ -109,11 +115,12 @@ def allowed_values(name: str) -> str:
 
 def _refuse(name: str, text: str) -> SettingError:
     return SettingError(
-        t(
+        lambda locale: t(
             "{value!r} is not a value for {name}: give {allowed}.",
+            locale,
             value=text,
             name=name,
-            allowed=allowed_values(name),
+            allowed=allowed_values(name, locale),
         )
     )
 
@@ -197,7 +204,10 @@ def _checked(settings: GuildSettings) -> GuildSettings:
     try:
         settings.rules()
     except RulesError as exc:
-        raise SettingError(t("These rules do not work: {problem}.", problem=str(exc))) from None
+        problem = str(exc)
+        raise SettingError(
+            lambda locale: t("These rules do not work: {problem}.", locale, problem=problem)
+        ) from None
     return settings
 
 
@@ -207,8 +217,9 @@ def with_preset(settings: GuildSettings, name: str) -> GuildSettings:
         preset = canonical_preset(name)
     except RulesError:
         raise SettingError(
-            t(
+            lambda locale: t(
                 "Unknown preset {name!r}. Presets are: {presets}.",
+                locale,
                 name=name,
                 presets=", ".join(preset_names()),
             )

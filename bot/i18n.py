@@ -1,4 +1,4 @@
-"""The one translation function every user-facing string goes through."""
+"""The one translation function every user-facing string goes through, with its locale."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ DEFAULT_LOCALE = "en"
 CATALOGS: dict[str, dict[str, str]] = {"en": {}}
 
 
-def t(message: str, /, locale: str | None = None, **values: object) -> str:
+def t(message: str, /, locale: str, **values: object) -> str:
     """Translate `message` into `locale` (English when unknown) and fill in `{values}`."""
-    catalog = CATALOGS.get(locale or DEFAULT_LOCALE) or CATALOGS[DEFAULT_LOCALE]
+    catalog = CATALOGS.get(locale) or CATALOGS[DEFAULT_LOCALE]
     text = catalog.get(message, message)
     return text.format(**values) if values else text

@@ -1,320 +1,596 @@
-"""Show tables on Discord: the table message, private views by DM or ephemeral, pings.
+"""Show tables on Discord: the one writer of every table message and private view.
 
-All writes are paced per channel (`bot.pacing`): the table message and each private view
-are redrawn from the latest state when their turn comes, so a burst of moves costs one
-edit. Writes that would show what is already shown are skipped.
+The presenter takes the core's outcomes and keeps the messages in step with them; it owns
+the message references (the table message, each member's DM, closed DMs), kept in its own
+storage, and the interaction tokens that may still edit a message.
+
+Writes are few and paced (`bot.pacing`), latest state wins:
+- the table message is redrawn after every change (a burst of moves costs one edit);
+- a private view is redrawn only when what it offers its member changes: their own cards,
+  their turn coming or going, the phase; other players' moves show on the table message;
+- a click's own answer (an interaction callback) draws the clicker's view; while a click is
+  being answered its message gets no other write;
+- an edit goes through the latest interaction whose `@original` is that message while its
+  token lives (interaction endpoints are outside the bot's global rate limit), else REST.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import discord
 
-from bot.i18n import t
+from bot.i18n import DEFAULT_LOCALE, t
 from bot.pacing import Pacer
-from bot.render import private_embed, table_embed
-from bot.tables import Table, TableService
-from bot.views import Selection, private_view, table_view
+from bot.rendering import Rendered, Selection, render_private, render_table
+from bot.storage import MessageRef
+from tables.outcome import Outcome, Snapshot
 
 log = logging.getLogger(__name__)
 
-# Discord lets an interaction's token edit its messages for 15 minutes.
-EPHEMERAL_LIFETIME = 14 * 60.0
+# Discord lets an interaction's token edit its messages for 15 minutes; stop a minute early.
+TOKEN_LIFETIME = 14 * 60.0
 
 
-def signature(embed: discord.Embed, view: discord.ui.View) -> str:
-    """Fingerprint a message's content, to skip edits that change nothing."""
-    components = view.to_components()
-    return json.dumps([embed.to_dict(), components], sort_keys=True, default=str)
+class MessageStore(Protocol):
+    """The presenter's own storage: message references, kept across restarts."""
+
+    async def message_refs(self) -> list[MessageRef]:
+        """Read every stored reference."""
+
+    async def save_message_ref(self, ref: MessageRef) -> None:
+        """Write one reference."""
+
+    async def forget_message_refs(self, table_id: str) -> None:
+        """Drop a table's references."""
+
+
+@dataclass
+class _Editor:
+    """An interaction whose `@original` is a message, and when it was made."""
+
+    interaction: discord.Interaction
+    since: float
+
+
+@dataclass
+class _Shown:
+    """What one private message shows: its `private_key` and its fingerprint."""
+
+    key: tuple[object, ...] | None = None
+    mark: str | None = None
+
+
+@dataclass
+class _Private:
+    """What the presenter knows of one seat's private views: the DM and the ephemeral one."""
+
+    dm_shown: _Shown = field(default_factory=_Shown)
+    eph_shown: _Shown = field(default_factory=_Shown)
+    selection: tuple[int, Selection] | None = None
+    ephemeral: _Editor | None = None
+    dm: _Editor | None = None
+
+
+@dataclass
+class _TableState:
+    """What the presenter knows of one table's messages."""
+
+    latest: Snapshot
+    message: MessageRef | None = None
+    mark: str | None = None
+    editor: _Editor | None = None
+    dms: dict[int, MessageRef] = field(default_factory=dict)
+    private: dict[int, _Private] = field(default_factory=dict)
+    last_turn: int | None = None
+    answering: set[Hashable] = field(default_factory=set)
+
+
+def private_key(snapshot: Snapshot, seat: int) -> tuple[object, ...]:
+    """Say what a private view offers its member: it is redrawn only when this changes."""
+    public = snapshot.public
+    player = snapshot.private.get(seat)
+    if public is None or player is None:
+        return (snapshot.phase,)
+    mine = public.seats[seat]
+    return (
+        snapshot.phase,
+        public.turn == seat,
+        player.hand,
+        mine.face_up,
+        mine.face_down_count,
+        mine.ready,
+        player.chosen,
+        public.loser,
+    )
 
 
 class Presenter:
-    """The table service's listener: redraws tables and private views, pings players."""
+    """The core's outcome sink: redraws tables and private views, pings players."""
 
     def __init__(
         self,
         client: discord.Client,
         pacer: Pacer,
         *,
+        store: MessageStore | None = None,
         command_name: str = "shithead",
         settle: float = 0.3,
         ping_delay: float = 2.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
         self.pacer = pacer
+        self.store = store
         self.command_name = command_name
         self.settle = settle
         self.ping_delay = ping_delay
         self.sleep = sleep
-        self.service: TableService | None = None
-        self.shown: dict[tuple[str, str, int], str] = {}
-        self.ephemeral: dict[tuple[str, int], tuple[discord.Interaction, float]] = {}
-        self.last_turn: dict[str, int | None] = {}
-        self.selections: dict[tuple[str, int], tuple[int, Selection]] = {}
+        self.clock = clock
+        self.tables: dict[str, _TableState] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
-    # ------------------------------------------------------------------ the listener
+    # ------------------------------------------------------------------ start-up
 
-    def changed(self, table: Table) -> None:
-        """Queue redraws of the table message and every member's private view."""
-        self.pacer.submit(
-            ("channel", table.channel_id), ("table", table.id), lambda: self._edit_table(table)
-        )
-        if table.game is not None:
-            for seat in table.humans():
-                self.update_private(table, seat)
-        self._maybe_ping(table)
-        if not table.open:
-            self.last_turn.pop(table.id, None)
+    async def load(self, snapshots: list[Snapshot]) -> None:
+        """Take up the message references of restored tables; forget those of gone tables."""
+        known = {snapshot.id: snapshot for snapshot in snapshots}
+        for snapshot in snapshots:
+            state = self._state(snapshot)
+            state.last_turn = snapshot.turn
+        if self.store is None:
+            return
+        gone: set[str] = set()
+        for ref in await self.store.message_refs():
+            state_of = self.tables.get(ref.table_id)
+            if ref.table_id not in known or state_of is None:
+                gone.add(ref.table_id)
+            elif ref.user_id == 0:
+                state_of.message = ref
+            else:
+                state_of.dms[ref.user_id] = ref
+        for table_id in gone:
+            await self.store.forget_message_refs(table_id)
 
-    def restored(self, table: Table) -> None:
-        """Redraw a table taken up after a restart, without pinging its player to act again."""
-        if table.game is not None:
-            self.last_turn[table.id] = table.game.turn
-        self.changed(table)
+    def redraw(self, snapshot: Snapshot) -> None:
+        """Bring a restored table's messages up to date (they may be behind its state)."""
+        state = self._state(snapshot)
+        state.latest = snapshot
+        self._queue_table(state)
+        for seat in snapshot.humans():
+            self._queue_private(state, seat)
 
-    async def remind(self, table: Table, seat: int) -> None:
-        """Tell the player to act, in the channel, that their time runs out."""
-        user_id = table.seats[seat].user_id
-        version = table.version
+    # ------------------------------------------------------------------ the sink
 
-        async def job() -> bool:
-            if table.version != version or not table.open:
-                return False
-            text = t(
-                "⏰ <@{user}>, your time to play at table {id} is running out.",
-                user=user_id,
-                id=table.id,
+    def published(self, outcome: Outcome) -> None:
+        """Queue the redraws an outcome calls for, and say its notices."""
+        snapshot = outcome.snapshot
+        state = self._state(snapshot)
+        if snapshot.version >= state.latest.version:
+            state.latest = snapshot
+        self._queue_table(state)
+        for seat in snapshot.humans():
+            self._queue_private(state, seat)
+        for notice in outcome.notices:
+            if notice.code == "remind":
+                self._remind(state, int(notice.params["seat"]))
+        self._maybe_ping(state)
+
+    # ------------------------------------------------------------------ answering clicks
+
+    @contextlib.asynccontextmanager
+    async def answering(self, table_id: str, user_id: int | None) -> AsyncIterator[None]:
+        """Hold other writes to the messages a click's answer draws, until it is answered."""
+        slot: Hashable = ("table",) if user_id is None else ("seat", user_id)
+        held = self.tables.get(table_id)
+        if held is not None:
+            held.answering.add(slot)
+        try:
+            yield
+        finally:
+            state = self.tables.get(table_id)
+            if state is not None:
+                state.answering.discard(slot)
+                if user_id is None:
+                    self._queue_table(state)
+                else:
+                    seat = state.latest.seat_of(user_id)
+                    if seat is not None:
+                        self._queue_private(state, seat)
+
+    async def answer_table(
+        self, interaction: discord.Interaction, snapshot: Snapshot, *, edit: bool
+    ) -> None:
+        """Answer with the table message: edit the clicked one, or post it anew."""
+        state = self._state(snapshot)
+        if snapshot.version >= state.latest.version:
+            state.latest = snapshot
+        rendered = render_table(snapshot, self.locale(snapshot))
+        if edit:
+            await interaction.response.edit_message(**rendered.edit_kwargs())
+            message = interaction.message
+            if message is None or state.message is None or message.id != state.message.message_id:
+                return
+        else:
+            response = await interaction.response.send_message(**rendered.send_kwargs())
+            if response.message_id is None:
+                return
+            old = state.message
+            state.message = MessageRef(
+                snapshot.id, 0, snapshot.channel_id, response.message_id, False
             )
-            await self._say(table, text, user_id)
-            return True
+            await self._save(state.message)
+            if old is not None and old.message_id not in (None, response.message_id):
+                await self._delete_message(snapshot.channel_id, old.message_id)
+        state.mark = rendered.fingerprint()
+        state.editor = _Editor(interaction, self.clock())
 
-        self.pacer.submit(("channel", table.channel_id), ("remind", table.id), job)
+    async def answer_private(
+        self,
+        interaction: discord.Interaction,
+        snapshot: Snapshot,
+        seat: int,
+        *,
+        edit: bool,
+        selection: Selection | None = None,
+    ) -> None:
+        """Answer a member's click with their private view: edit it in place, or show it."""
+        state = self._state(snapshot)
+        if snapshot.version >= state.latest.version:
+            state.latest = snapshot
+        private = state.private.setdefault(seat, _Private())
+        version = snapshot.seats[seat].version
+        if selection is not None:
+            private.selection = (version, selection)
+        rendered = self._render_private(state, snapshot, seat)
+        if edit:
+            await interaction.response.edit_message(**rendered.edit_kwargs())
+        else:
+            await interaction.response.send_message(**rendered.send_kwargs(), ephemeral=True)
+        editor = _Editor(interaction, self.clock())
+        shown = _Shown(private_key(snapshot, seat), rendered.fingerprint())
+        if interaction.guild_id is None:
+            private.dm, private.dm_shown = editor, shown
+        else:
+            private.ephemeral, private.eph_shown = editor, shown
+        self._drop_if_closed(state)
+
+    def selection(self, table_id: str, seat: int, version: int) -> Selection:
+        """Return a seat's pending menu choice, if made on the view of this version."""
+        state = self.tables.get(table_id)
+        held = state.private.get(seat) if state is not None else None
+        if held is None or held.selection is None or held.selection[0] != version:
+            return Selection()
+        return held.selection[1]
+
+    def table_message(self, table_id: str) -> int | None:
+        """Return the id of a table's message, while the presenter keeps the table."""
+        state = self.tables.get(table_id)
+        return state.message.message_id if state is not None and state.message else None
+
+    def remembers(self, table_id: str) -> bool:
+        """Say whether anything of a table is still kept (a finished one keeps nothing)."""
+        return table_id in self.tables
 
     # ------------------------------------------------------------------ the table message
 
-    async def _edit_table(self, table: Table) -> bool:
+    def _queue_table(self, state: _TableState) -> None:
+        table_id = state.latest.id
+        if ("table",) in state.answering:
+            return
+        self.pacer.submit(
+            ("channel", state.latest.channel_id),
+            ("table", table_id),
+            lambda: self._draw_table(table_id),
+        )
+
+    async def _draw_table(self, table_id: str) -> bool:
         await self.sleep(self.settle)
-        if table.message_id is None:
+        state = self.tables.get(table_id)
+        if state is None or state.message is None or ("table",) in state.answering:
             return False
-        embed, view = table_embed(table), table_view(table)
-        key = ("table", table.id, 0)
-        mark = signature(embed, view)
-        if self.shown.get(key) == mark:
+        snapshot = state.latest
+        rendered = render_table(snapshot, self.locale(snapshot))
+        mark = rendered.fingerprint()
+        if state.mark == mark:
+            self._drop_if_closed(state)
             return False
-        message_id = table.message_id
-        channel = self.client.get_partial_messageable(table.channel_id)
+        wrote = await self._edit_table(state, rendered)
+        state.mark = mark
+        if not snapshot.open and self.store is not None:
+            await self.store.forget_message_refs(table_id)
+        self._drop_if_closed(state)
+        return wrote
+
+    async def _edit_table(self, state: _TableState, rendered: Rendered) -> bool:
+        """Edit the table message, through a live interaction if there is one."""
+        assert state.message is not None and state.message.message_id is not None
+        ref = state.message
+        channel = self.client.get_partial_messageable(state.latest.channel_id)
+        editor = self._live(state.editor)
         try:
-            await channel.get_partial_message(message_id).edit(embed=embed, view=view)
+            if editor is not None:
+                try:
+                    await editor.interaction.edit_original_response(**rendered.edit_kwargs())
+                    return True
+                except discord.NotFound:
+                    raise
+                except discord.HTTPException:
+                    state.editor = None  # the token expired: edit by REST from now on
+            await channel.get_partial_message(ref.message_id or 0).edit(**rendered.edit_kwargs())
         except discord.NotFound:
-            if table.message_id != message_id:
-                return False  # reposted meanwhile: the new message is drawn by its own edit
             # Someone deleted the table message: post it again so the table stays playable.
-            message = await channel.send(embed=embed, view=view)
-            if self.service is not None:
-                await self.service.persist_message(table, message.id)
-        self.shown[key] = mark
-        if not table.open:
-            self._forget(table)
+            state.editor = None
+            message = await channel.send(**rendered.send_kwargs())
+            state.message = MessageRef(ref.table_id, 0, ref.channel_id, message.id, False)
+            await self._save(state.message)
         return True
 
-    async def delete_message(self, channel_id: int, message_id: int) -> None:
+    async def _delete_message(self, channel_id: int, message_id: int | None) -> None:
         """Delete an old table message, if it is still there."""
         channel = self.client.get_partial_messageable(channel_id)
         with contextlib.suppress(discord.NotFound):
-            await channel.get_partial_message(message_id).delete()
-
-    def table_shown(self, table: Table, embed: discord.Embed, view: discord.ui.View) -> None:
-        """Note that an interaction answer just drew the table message."""
-        self.shown[("table", table.id, 0)] = signature(embed, view)
+            await channel.get_partial_message(message_id or 0).delete()
 
     # ------------------------------------------------------------------ private views
 
-    def where(self, table: Table) -> str:
+    def where(self, snapshot: Snapshot, locale: str) -> str:
         """Say which server, channel and table a private view belongs to."""
-        channel = self.client.get_channel(table.channel_id)
-        guild = self.client.get_guild(table.guild_id)
+        channel = self.client.get_channel(snapshot.channel_id)
+        guild = self.client.get_guild(snapshot.guild_id)
         return t(
             "Table {id} in #{channel} on {guild}",
-            id=table.id,
-            channel=getattr(channel, "name", table.channel_id),
-            guild=guild.name if guild else table.guild_id,
+            locale,
+            id=snapshot.id,
+            channel=getattr(channel, "name", snapshot.channel_id),
+            guild=guild.name if guild else snapshot.guild_id,
         )
 
-    def private(
-        self, table: Table, seat: int, selection: Selection | None = None
-    ) -> tuple[discord.Embed, discord.ui.View]:
-        """Draw a player's private view (with their pending menu choice, if still current)."""
-        version = table.seats[seat].version
-        if selection is None:
-            held = self.selections.get((table.id, seat))
-            selection = held[1] if held is not None and held[0] == version else None
-        else:
-            self.selections[(table.id, seat)] = (version, selection)
-        player = table.view(seat)
-        embed = private_embed(table, player, self.where(table))
-        view = private_view(table, player, selection) if table.open else discord.ui.View()
-        return embed, view
+    def _render_private(self, state: _TableState, snapshot: Snapshot, seat: int) -> Rendered:
+        locale = self.locale(snapshot)
+        version = snapshot.seats[seat].version
+        held = state.private.get(seat)
+        selection = None
+        if held is not None and held.selection is not None and held.selection[0] == version:
+            selection = held.selection[1]
+        return render_private(snapshot, seat, locale, self.where(snapshot, locale), selection)
 
-    def private_shown(
-        self,
-        table: Table,
-        seat: int,
-        interaction: discord.Interaction,
-        embed: discord.Embed,
-        view: discord.ui.View,
-    ) -> None:
-        """Note that an interaction answer drew a private view (in a DM or ephemeral)."""
-        if not table.open:
-            # A closed table's views are final: keep no fingerprint that nothing will clear.
-            self._drop_if_closed(table, ("dm", table.id, seat))
-            self._drop_if_closed(table, ("eph", table.id, seat))
-        elif interaction.guild_id is None:
-            self.shown[("dm", table.id, seat)] = signature(embed, view)
-        else:
-            self.ephemeral[(table.id, seat)] = (interaction, time.monotonic())
-            self.shown[("eph", table.id, seat)] = signature(embed, view)
-
-    def update_private(self, table: Table, seat: int) -> None:
-        """Queue a redraw of a member's DM view and of their live ephemeral view."""
-        user_id = table.seats[seat].user_id
-        if not table.seats[seat].dm_closed:
-            self.pacer.submit(("dm", user_id), table.id, lambda: self._edit_dm(table, seat))
-        if (table.id, seat) in self.ephemeral:
-            self.pacer.submit(("eph", user_id), table.id, lambda: self._edit_ephemeral(table, seat))
-
-    async def _edit_dm(self, table: Table, seat: int) -> bool:
-        await self.sleep(self.settle)
-        player = table.seats[seat]
-        embed, view = self.private(table, seat)
-        key = ("dm", table.id, seat)
-        mark = signature(embed, view)
-        if self.shown.get(key) == mark or player.dm_closed:
-            self._drop_if_closed(table, key)
-            return False
-        try:
-            if player.dm_message_id is None or player.dm_channel_id is None:
-                channel = await self.client.create_dm(discord.Object(player.user_id))
-                message = await channel.send(embed=embed, view=view)
-                player.dm_channel_id, player.dm_message_id = channel.id, message.id
-                await self._persist(table)
-            else:
-                dm = self.client.get_partial_messageable(player.dm_channel_id)
-                await dm.get_partial_message(player.dm_message_id).edit(embed=embed, view=view)
-        except discord.Forbidden:
-            player.dm_closed = True
-            await self._persist(table)
-            text = t(
-                "<@{user}>, I can't send you direct messages. Use the **My hand** button on "
-                "the table, or `/{command} hand`, to see your cards and play.",
-                user=player.user_id,
-                command=self.command_name,
-            )
+    def _queue_private(self, state: _TableState, seat: int) -> None:
+        """Queue a redraw of a member's DM and live ephemeral view, if what they offer changed."""
+        snapshot = state.latest
+        user_id = snapshot.seats[seat].user_id
+        if ("seat", user_id) in state.answering:
+            return
+        if snapshot.public is None:
+            return  # no cards were ever dealt here
+        private = state.private.setdefault(seat, _Private())
+        key = private_key(snapshot, seat)
+        table_id = snapshot.id
+        dm = state.dms.get(user_id)
+        if (dm is None or not dm.dm_closed) and private.dm_shown.key != key:
+            self.pacer.submit(("dm", user_id), table_id, lambda: self._draw_dm(table_id, seat))
+        if private.ephemeral is not None and private.eph_shown.key != key:
             self.pacer.submit(
-                ("channel", table.channel_id),
-                ("dm-closed", player.user_id),
-                lambda: self._say_bool(table, text, player.user_id),
+                ("eph", user_id), table_id, lambda: self._draw_ephemeral(table_id, seat)
             )
+
+    async def _draw_dm(self, table_id: str, seat: int) -> bool:
+        await self.sleep(self.settle)
+        state = self.tables.get(table_id)
+        if state is None:
+            return False
+        snapshot = state.latest
+        user_id = snapshot.seats[seat].user_id
+        private = state.private.setdefault(seat, _Private())
+        key = private_key(snapshot, seat)
+        ref = state.dms.get(user_id)
+        busy = ("seat", user_id) in state.answering
+        if busy or private.dm_shown.key == key or (ref and ref.dm_closed):
+            self._drop_if_closed(state)
+            return False
+        rendered = self._render_private(state, snapshot, seat)
+        try:
+            wrote = await self._write_dm(state, private, user_id, rendered)
+        except discord.Forbidden:
+            closed = MessageRef(table_id, user_id, None, None, dm_closed=True)
+            state.dms[user_id] = closed
+            await self._save(closed)
+            self._dms_closed(state, user_id)
             return True
-        self.shown[key] = mark
-        self._drop_if_closed(table, key)
+        private.dm_shown = _Shown(key, rendered.fingerprint())
+        self._drop_if_closed(state)
+        return wrote
+
+    async def _write_dm(
+        self, state: _TableState, private: _Private, user_id: int, rendered: Rendered
+    ) -> bool:
+        """Send the DM view, or edit it (through a live interaction if there is one)."""
+        if private.dm_shown.mark == rendered.fingerprint():
+            return False
+        editor = self._live(private.dm)
+        if editor is not None:
+            try:
+                await editor.interaction.edit_original_response(**rendered.edit_kwargs())
+                return True
+            except discord.HTTPException:
+                private.dm = None
+        ref = state.dms.get(user_id)
+        if ref is not None and ref.channel_id is not None and ref.message_id is not None:
+            dm = self.client.get_partial_messageable(ref.channel_id)
+            with contextlib.suppress(discord.NotFound):
+                await dm.get_partial_message(ref.message_id).edit(**rendered.edit_kwargs())
+                return True
+        channel = await self.client.create_dm(discord.Object(user_id))
+        message = await channel.send(**rendered.send_kwargs())
+        state.dms[user_id] = MessageRef(state.latest.id, user_id, channel.id, message.id, False)
+        await self._save(state.dms[user_id])
         return True
 
-    async def _edit_ephemeral(self, table: Table, seat: int) -> bool:
-        held = self.ephemeral.get((table.id, seat))
-        if held is None:
-            return False
-        interaction, since = held
+    def _dms_closed(self, state: _TableState, user_id: int) -> None:
+        """Tell a member in the channel, once, how to play without DMs."""
+        snapshot = state.latest
+        text = t(
+            "<@{user}>, I can't send you direct messages. Use the **My hand** button on "
+            "the table, or `/{command} hand`, to see your cards and play.",
+            self.locale(snapshot),
+            user=user_id,
+            command=self.command_name,
+        )
+        self._say_later(snapshot, ("dm-closed", user_id), text, user_id, lambda: True)
+
+    async def _draw_ephemeral(self, table_id: str, seat: int) -> bool:
         await self.sleep(self.settle)
-        if time.monotonic() - since > EPHEMERAL_LIFETIME:
-            self.ephemeral.pop((table.id, seat), None)
+        state = self.tables.get(table_id)
+        if state is None:
             return False
-        embed, view = self.private(table, seat)
-        key = ("eph", table.id, seat)
-        mark = signature(embed, view)
-        if self.shown.get(key) == mark:
-            self._drop_if_closed(table, key)
+        snapshot = state.latest
+        private = state.private.get(seat)
+        user_id = snapshot.seats[seat].user_id
+        if private is None or ("seat", user_id) in state.answering:
             return False
-        await interaction.edit_original_response(embed=embed, view=view)
-        self.shown[key] = mark
-        self._drop_if_closed(table, key)
+        editor = self._live(private.ephemeral)
+        key = private_key(snapshot, seat)
+        if editor is None or private.eph_shown.key == key:
+            private.ephemeral = editor
+            self._drop_if_closed(state)
+            return False
+        rendered = self._render_private(state, snapshot, seat)
+        try:
+            await editor.interaction.edit_original_response(**rendered.edit_kwargs())
+        except discord.HTTPException:
+            private.ephemeral = None
+            return True
+        private.eph_shown = _Shown(key, rendered.fingerprint())
+        self._drop_if_closed(state)
         return True
 
     # ------------------------------------------------------------------ pings
 
-    def _maybe_ping(self, table: Table) -> None:
-        """Mention the player to act when the turn moves to someone else, after a pause."""
-        game = table.game
-        if game is None or table.phase != "play" or game.turn is None:
+    def _maybe_ping(self, state: _TableState) -> None:
+        """Mention the player to act when the turn moves to them and they wait a while."""
+        snapshot = state.latest
+        turn = snapshot.turn
+        if snapshot.phase != "play" or turn is None or state.last_turn == turn:
+            if not snapshot.open:
+                state.last_turn = None
             return
-        turn = game.turn
-        if self.last_turn.get(table.id) == turn:
+        state.last_turn = turn
+        if snapshot.seats[turn].automatic:
             return
-        self.last_turn[table.id] = turn
-        if table.seats[turn].automatic:
-            return
-        moves = game.moves
-        task = asyncio.create_task(self._ping(table, turn, moves))
+        task = asyncio.create_task(self._ping(snapshot.id, turn, snapshot.version))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _ping(self, table: Table, seat: int, moves: int) -> None:
+    async def _ping(self, table_id: str, seat: int, version: int) -> None:
         await self.sleep(self.ping_delay)
 
         def still_waiting() -> bool:
-            return table.open and table.game is not None and table.game.moves == moves
+            state = self.tables.get(table_id)
+            return state is not None and state.latest.version == version
 
-        if not still_waiting():
+        state = self.tables.get(table_id)
+        if state is None or not still_waiting():
             return
-        user_id = table.seats[seat].user_id
+        snapshot = state.latest
+        user_id = snapshot.seats[seat].user_id
+        text = t(
+            "<@{user}>, it's your turn at table {id}.",
+            self.locale(snapshot),
+            user=user_id,
+            id=table_id,
+        )
+        self._say_later(snapshot, ("ping", table_id), text, user_id, still_waiting)
+
+    def _remind(self, state: _TableState, seat: int) -> None:
+        """Tell the player to act, in the channel, that their time runs out."""
+        snapshot = state.latest
+        user_id = snapshot.seats[seat].user_id
+        version = snapshot.version
+        text = t(
+            "⏰ <@{user}>, your time to play at table {id} is running out.",
+            self.locale(snapshot),
+            user=user_id,
+            id=snapshot.id,
+        )
+
+        def current() -> bool:
+            held = self.tables.get(snapshot.id)
+            return held is not None and held.latest.version == version and held.latest.open
+
+        self._say_later(snapshot, ("remind", snapshot.id), text, user_id, current)
+
+    def _say_later(
+        self,
+        snapshot: Snapshot,
+        slot: Hashable,
+        text: str,
+        user_id: int,
+        still: Callable[[], bool],
+    ) -> None:
+        """Queue a channel message that mentions one member, if it still applies then."""
 
         async def job() -> bool:
-            if not still_waiting():
+            if not still():
                 return False
-            await self._say(
-                table,
-                t("<@{user}>, it's your turn at table {id}.", user=user_id, id=table.id),
-                user_id,
+            channel = self.client.get_partial_messageable(snapshot.channel_id)
+            mentions = discord.AllowedMentions(
+                users=[discord.Object(user_id)], everyone=False, roles=False
             )
+            await channel.send(text, allowed_mentions=mentions)
             return True
 
-        self.pacer.submit(("channel", table.channel_id), ("ping", table.id), job)
+        self.pacer.submit(("channel", snapshot.channel_id), slot, job)
 
     # ------------------------------------------------------------------ helpers
 
-    async def _say(self, table: Table, text: str, user_id: int) -> None:
-        channel = self.client.get_partial_messageable(table.channel_id)
-        mentions = discord.AllowedMentions(
-            users=[discord.Object(user_id)], everyone=False, roles=False
-        )
-        await channel.send(text, allowed_mentions=mentions)
+    def locale(self, snapshot: Snapshot) -> str:
+        """Say the language of a table's server (English until the catalogs come)."""
+        return DEFAULT_LOCALE
 
-    async def _say_bool(self, table: Table, text: str, user_id: int) -> bool:
-        await self._say(table, text, user_id)
-        return True
+    def _state(self, snapshot: Snapshot) -> _TableState:
+        state = self.tables.get(snapshot.id)
+        if state is None:
+            state = self.tables[snapshot.id] = _TableState(snapshot)
+        return state
 
-    async def _persist(self, table: Table) -> None:
-        if self.service is not None:
-            await self.service.persist(table)
+    def _live(self, editor: _Editor | None) -> _Editor | None:
+        """Return an editor whose token still lives."""
+        if editor is None or self.clock() - editor.since > TOKEN_LIFETIME:
+            return None
+        return editor
 
-    def _drop_if_closed(self, table: Table, key: tuple[str, str, int]) -> None:
-        """Forget a private view's fingerprint once its table is closed: it won't change."""
-        if not table.open:
-            self.shown.pop(key, None)
-            if key[0] == "eph":
-                self.ephemeral.pop((table.id, key[2]), None)
+    async def _save(self, ref: MessageRef) -> None:
+        if self.store is not None:
+            await self.store.save_message_ref(ref)
 
-    def _forget(self, table: Table) -> None:
-        self.shown.pop(("table", table.id, 0), None)
-        for held in [k for k in self.selections if k[0] == table.id]:
-            self.selections.pop(held, None)
+    def _drop_if_closed(self, state: _TableState) -> None:
+        """Forget a closed table once its table message and every view show its end."""
+        snapshot = state.latest
+        if snapshot.open or state.answering:
+            return
+        if (
+            state.message is not None
+            and state.mark != render_table(snapshot, self.locale(snapshot)).fingerprint()
+        ):
+            return
+        for seat in snapshot.humans() if snapshot.public is not None else []:
+            private = state.private.get(seat)
+            ref = state.dms.get(snapshot.seats[seat].user_id)
+            key = private_key(snapshot, seat)
+            dm_done = (ref is not None and ref.dm_closed) or (
+                private is not None and private.dm_shown.key == key
+            )
+            eph_done = private is None or private.ephemeral is None or private.eph_shown.key == key
+            if not (dm_done and eph_done):
+                return
+        self.tables.pop(snapshot.id, None)
 
     async def close(self) -> None:
         """Stop pending pings and writes."""

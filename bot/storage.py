@@ -71,6 +71,27 @@ class StoredTable:
 
 
 @dataclass(frozen=True)
+class RunningRow:
+    """A running table as stored, its JSON text not yet read (it may not be readable)."""
+
+    table_id: str
+    guild_id: int
+    channel_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    """Where a table's message is: the table message (`user_id` 0) or a member's DM."""
+
+    table_id: str
+    user_id: int
+    channel_id: int | None
+    message_id: int | None
+    dm_closed: bool
+
+
+@dataclass(frozen=True)
 class LeaderRow:
     """One player's totals on a server's leaderboard."""
 
@@ -238,12 +259,47 @@ class Storage:
         async with self._transaction() as db:
             await db.execute("DELETE FROM running_tables WHERE table_id = ?", (table_id,))
 
-    async def running_tables(self) -> list[StoredTable]:
-        """Read every running table, to restore them at start."""
+    async def running_tables(self) -> list[RunningRow]:
+        """Read every running table not set aside as unreadable, to restore them at start."""
         rows = await self._fetch(
-            "SELECT table_id, guild_id, channel_id, state FROM running_tables ORDER BY table_id"
+            "SELECT table_id, guild_id, channel_id, state FROM running_tables "
+            "WHERE unreadable IS NULL ORDER BY table_id"
         )
-        return [StoredTable(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
+        return [RunningRow(row[0], row[1], row[2], row[3]) for row in rows]
+
+    async def mark_unreadable(self, table_id: str, reason: str) -> None:
+        """Set a running table aside with the reason it cannot be read; start-up skips it."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE running_tables SET unreadable = ? WHERE table_id = ?",
+                (reason or "unreadable", table_id),
+            )
+
+    # Message references (the Discord layer's own)
+
+    async def message_refs(self) -> list[MessageRef]:
+        """Read every table's message references."""
+        rows = await self._fetch(
+            "SELECT table_id, user_id, channel_id, message_id, dm_closed FROM message_refs "
+            "ORDER BY table_id, user_id"
+        )
+        return [MessageRef(row[0], row[1], row[2], row[3], bool(row[4])) for row in rows]
+
+    async def save_message_ref(self, ref: MessageRef) -> None:
+        """Insert or replace one message reference."""
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO message_refs (table_id, user_id, channel_id, message_id, dm_closed) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET "
+                "channel_id = excluded.channel_id, message_id = excluded.message_id, "
+                "dm_closed = excluded.dm_closed",
+                (ref.table_id, ref.user_id, ref.channel_id, ref.message_id, int(ref.dm_closed)),
+            )
+
+    async def forget_message_refs(self, table_id: str) -> None:
+        """Drop a table's message references."""
+        async with self._transaction() as db:
+            await db.execute("DELETE FROM message_refs WHERE table_id = ?", (table_id,))
 
     # Finished games
 

@@ -1,11 +1,31 @@
-"""The table service's store on the bot's SQLite storage."""
+"""The core's table store on the bot's SQLite storage."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from bot.storage import GameRecord, PlayerRecord, Storage, StoredTable
-from bot.tables import Table, record_time
 from engine.rules import rules_to_json
 from engine.views import table_view
+from tables.model import Table
+from tables.ports import StoredState
+
+
+def record_time(moment: float) -> datetime:
+    """Turn a stored clock reading into an aware datetime for the game record."""
+    return datetime.fromtimestamp(moment, UTC)
+
+
+def record_name(table: Table, seat: int) -> str:
+    """Name a seat in the game record: the member's name, or the computer's level and number.
+
+    The leaderboard tells computer players apart by this name, so it stays the same words.
+    """
+    each = table.seats[seat]
+    if each.computer is None:
+        return each.name
+    number = sum(1 for other in table.seats[: seat + 1] if other.computer is not None)
+    return f"Computer {number} ({each.computer})"
 
 
 class StorageTableStore:
@@ -28,12 +48,12 @@ class StorageTableStore:
         players = [
             PlayerRecord(
                 user_id=seat.user_id,
-                name=seat.name,
+                name=record_name(table, index),
                 is_bot=seat.automatic,
                 place=shown.place,
                 loser=view.loser == shown.seat,
             )
-            for seat, shown in zip(table.seats, view.seats, strict=True)
+            for index, (seat, shown) in enumerate(zip(table.seats, view.seats, strict=True))
         ]
         record = GameRecord(
             guild_id=table.guild_id,
@@ -52,6 +72,10 @@ class StorageTableStore:
         """Forget a table that ended without a result."""
         await self.storage.delete_table(table_id)
 
-    async def load(self) -> list[Table]:
-        """Read every running table."""
-        return [Table.from_json(stored.state) for stored in await self.storage.running_tables()]
+    async def load(self) -> list[StoredState]:
+        """Read every running table not set aside as unreadable."""
+        return [StoredState(row.table_id, row.text) for row in await self.storage.running_tables()]
+
+    async def mark_unreadable(self, table_id: str, reason: str) -> None:
+        """Set an unreadable table aside so start-up skips it."""
+        await self.storage.mark_unreadable(table_id, reason)

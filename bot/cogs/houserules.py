@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
+from discord.ext import commands
 
+from bot.answers import locale_of, say
 from bot.guild_settings import (
     GuildSettings,
     SettingError,
@@ -23,30 +25,31 @@ from bot.i18n import t
 from bot.storage import Storage
 from engine.rules import PRESET_ALIASES, preset_names
 
-Choices = list[app_commands.Choice[str]]
-
 if TYPE_CHECKING:
     from bot.client import ShitheadBot
 
+Choices = list[app_commands.Choice[str]]
 
-def rules_embed(guild_name: str, settings: GuildSettings) -> discord.Embed:
+
+def rules_embed(guild_name: str, settings: GuildSettings, locale: str) -> discord.Embed:
     """Show every option and table setting, marking those that differ."""
     lines = [
         f"{'**' if changed else ''}{name}{'**' if changed else ''}: `{value}`"
         for name, value, changed in summary(settings)
     ]
     embed = discord.Embed(
-        title=t("House rules of {guild}", guild=guild_name),
+        title=t("House rules of {guild}", locale, guild=guild_name),
         description="\n".join(lines),
     )
     hosts = (
-        t("Table hosts may pick another preset.")
+        t("Table hosts may pick another preset.", locale)
         if settings.host_may_pick_preset
-        else t("Table hosts play these rules.")
+        else t("Table hosts play these rules.", locale)
     )
     embed.set_footer(
         text=t(
             "Preset: {preset}. Bold options differ from the preset or the default. {hosts}",
+            locale,
             preset=settings.preset,
             hosts=hosts,
         )
@@ -54,59 +57,62 @@ def rules_embed(guild_name: str, settings: GuildSettings) -> discord.Embed:
     return embed
 
 
-async def _show(interaction: discord.Interaction, storage: Storage) -> None:
+async def show_house_rules(interaction: discord.Interaction, storage: Storage) -> None:
+    """Show a server's house rules to whoever asks, only to them."""
+    locale = locale_of(interaction)
     if interaction.guild is None:
-        await interaction.response.send_message(
-            t("House rules belong to a server; use this in one."), ephemeral=True
-        )
+        await say(interaction, t("House rules belong to a server; use this in one.", locale))
         return
     settings = await storage.guild_settings(interaction.guild.id)
     await interaction.response.send_message(
-        embed=rules_embed(interaction.guild.name, settings), ephemeral=True
+        embed=rules_embed(interaction.guild.name, settings, locale), ephemeral=True
     )
 
 
-class HouseRules(app_commands.Group):
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class HouseRules(
+    commands.GroupCog,
+    group_name="houserules",
+    group_description=locale_str("See or change this server's house rules"),
+):
     """The `/houserules` group; changing needs Manage Server, here and in Discord's settings."""
 
     def __init__(self, storage: Storage) -> None:
-        super().__init__(
-            name="houserules",
-            description=locale_str("See or change this server's house rules"),
-            guild_only=True,
-            default_permissions=discord.Permissions(manage_guild=True),
-        )
+        super().__init__()
         self.storage = storage
 
     async def _change(
         self, interaction: discord.Interaction, change: Callable[[GuildSettings], GuildSettings]
     ) -> None:
         """Apply a change for a moderator, or refuse it kindly."""
+        locale = locale_of(interaction)
         guild = interaction.guild
         if guild is None or not interaction.permissions.manage_guild:
-            await interaction.response.send_message(
-                t("Only members with Manage Server may change the house rules."),
-                ephemeral=True,
+            await say(
+                interaction,
+                t("Only members with Manage Server may change the house rules.", locale),
             )
             return
         try:
             updated = await self.storage.update_guild_settings(guild.id, change)
         except SettingError as exc:
-            await interaction.response.send_message(str(exc), ephemeral=True)
+            await say(interaction, exc.words(locale))
             return
         await interaction.response.send_message(
             t(
                 "{member} changed the house rules. Tables already running keep their rules.",
+                locale,
                 member=interaction.user.mention,
             ),
-            embed=rules_embed(guild.name, updated),
+            embed=rules_embed(guild.name, updated, locale),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="show", description=locale_str("Show this server's house rules"))
     async def show(self, interaction: discord.Interaction) -> None:
         """Show the rules to anyone who can run the command."""
-        await _show(interaction, self.storage)
+        await show_house_rules(interaction, self.storage)
 
     @app_commands.command(name="preset", description=locale_str("Base the house rules on a preset"))
     @app_commands.describe(name=locale_str("The preset, e.g. classic or dutch"))
@@ -154,15 +160,6 @@ class HouseRules(app_commands.Group):
         return [app_commands.Choice(name=n, value=n) for n in suggest_names(current)]
 
 
-async def setup(bot: ShitheadBot, storage: Storage) -> None:
-    """Add `/houserules` to the bot's command tree."""
-    bot.tree.add_command(HouseRules(storage))
-
-
-def register_root(root: app_commands.Group, storage: Storage) -> None:
-    """Add `houserules` under the root command, so members without Manage Server can look."""
-
-    @root.command(name="houserules", description=locale_str("Show this server's house rules"))
-    async def houserules(interaction: discord.Interaction) -> None:
-        """Show the server's house rules."""
-        await _show(interaction, storage)
+async def setup(bot: ShitheadBot) -> None:
+    """Add `/houserules`, wired to the bot's storage."""
+    await bot.add_cog(HouseRules(bot.require_storage()))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
+from discord.ext import commands
 
 from bot._leaderboard import (
     MIN_GAMES_FOR_RATE,
@@ -23,6 +24,7 @@ from bot._leaderboard import (
     ranked,
     since,
 )
+from bot.answers import locale_of
 from bot.i18n import t
 from bot.storage import PlayedGame, Storage
 
@@ -38,30 +40,50 @@ if TYPE_CHECKING:
     from bot.client import ShitheadBot
 
 
+@runtime_checkable
+class Stored(Protocol):
+    """The bot, which hands its storage to the buttons that outlive a restart."""
+
+    def require_storage(self) -> Storage:
+        """Return the open storage."""
+        ...
+
+
+def storage_of(interaction: discord.Interaction) -> Storage:
+    """Return the storage of the bot that got the interaction."""
+    client = interaction.client
+    assert isinstance(client, Stored)
+    return client.require_storage()
+
+
 async def leaderboard_page(
-    storage: Storage, guild: discord.Guild, period: Period, order: Order, page: int
+    storage: Storage, guild: discord.Guild, period: Period, order: Order, page: int, locale: str
 ) -> tuple[discord.Embed, discord.ui.View]:
     """Build one page of a server's leaderboard with its paging buttons."""
     rows = await storage.leaderboard(guild.id, since(period, datetime.now(UTC)))
     people = ranked(rows, order)
     pages = page_count(len(people))
     page = min(max(page, 0), pages - 1)
-    lines = page_lines(people, page) or [t("No games recorded yet.")]
+    lines = page_lines(people, page, locale) or [t("No games recorded yet.", locale)]
     embed = discord.Embed(
         title=t(
             "Hall of shame of {guild}: {order}, {period}",
+            locale,
             guild=guild.name,
-            order=t(ORDER_NAMES[order]),
-            period=t(PERIOD_NAMES[period]),
+            order=t(ORDER_NAMES[order], locale),
+            period=t(PERIOD_NAMES[period], locale),
         ),
         description="\n".join(lines),
     )
-    bots = computer_lines(rows)
+    bots = computer_lines(rows, locale)
     if bots:
-        embed.add_field(name=t("Computer players"), value="\n".join(bots)[:1024], inline=False)
+        embed.add_field(
+            name=t("Computer players", locale), value="\n".join(bots)[:1024], inline=False
+        )
     embed.set_footer(
         text=t(
             "Page {page} of {pages}. A loss rate counts from {minimum} games.",
+            locale,
             page=page + 1,
             pages=pages,
             minimum=MIN_GAMES_FOR_RATE,
@@ -78,8 +100,6 @@ class PageButton(
     template=r"lb:(?P<period>all|30d):(?P<order>[a-z_]+):(?P<page>-?\d+):(?P<way>prev|next)",
 ):
     """A leaderboard page button; its custom_id says everything, so it outlives restarts."""
-
-    storage: Storage | None = None  # set by `setup`
 
     def __init__(
         self, period: Period, order: Order, page: int, way: str, *, disabled: bool = False
@@ -104,11 +124,15 @@ class PageButton(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Show the page the button points at."""
-        assert self.storage is not None
         if interaction.guild is None:
             return
         embed, view = await leaderboard_page(
-            self.storage, interaction.guild, self.period, self.order, self.page
+            storage_of(interaction),
+            interaction.guild,
+            self.period,
+            self.order,
+            self.page,
+            locale_of(interaction),
         )
         await interaction.response.edit_message(embed=embed, view=view)
 
@@ -119,13 +143,11 @@ class ForgetButton(
 ):
     """Confirm or cancel forgetting a member's stats; only that member may press it."""
 
-    storage: Storage | None = None  # set by `setup`
-
-    def __init__(self, user_id: int, answer: str) -> None:
+    def __init__(self, user_id: int, answer: str, locale: str) -> None:
         yes = answer == "yes"
         super().__init__(
             discord.ui.Button(
-                label=t("Delete my stats") if yes else t("Cancel"),
+                label=t("Delete my stats", locale) if yes else t("Cancel", locale),
                 style=discord.ButtonStyle.danger if yes else discord.ButtonStyle.secondary,
                 custom_id=f"forget:{user_id}:{answer}",
             )
@@ -137,33 +159,37 @@ class ForgetButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ForgetButton:
         """Rebuild the button from its custom_id."""
-        return cls(int(match["user"]), match["answer"])
+        return cls(int(match["user"]), match["answer"], locale_of(interaction))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Delete the member's stats, or leave them."""
-        assert self.storage is not None
+        locale = locale_of(interaction)
         if interaction.user.id != self.user_id:
             await interaction.response.send_message(
-                t("Only the member who asked can answer this."), ephemeral=True
+                t("Only the member who asked can answer this.", locale), ephemeral=True
             )
             return
         if self.answer != "yes":
-            await interaction.response.edit_message(content=t("Nothing was deleted."), view=None)
+            await interaction.response.edit_message(
+                content=t("Nothing was deleted.", locale), view=None
+            )
             return
-        seats = await self.storage.forget_member(self.user_id)
+        seats = await storage_of(interaction).forget_member(self.user_id)
         await interaction.response.edit_message(
             content=t(
                 "Done: your name was removed from {seats} recorded games on every server.",
+                locale,
                 seats=seats,
             ),
             view=None,
         )
 
 
-async def setup(bot: ShitheadBot, storage: Storage) -> None:
-    """Add `/leaderboard` and `/stats`, and the buttons of the leaderboard and `forget-me`."""
-    PageButton.storage = ForgetButton.storage = storage
-    bot.add_dynamic_items(PageButton, ForgetButton)
+class Records(commands.Cog):
+    """`/leaderboard` and `/stats`, and the buttons of the leaderboard and `forget-me`."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
 
     @app_commands.command(
         name="leaderboard", description=locale_str("Show this server's hall of shame")
@@ -177,12 +203,17 @@ async def setup(bot: ShitheadBot, storage: Storage) -> None:
     )
     @app_commands.guild_only()
     async def leaderboard(
-        interaction: discord.Interaction, period: str = "all", order: str = "shithead"
+        self, interaction: discord.Interaction, period: str = "all", order: str = "shithead"
     ) -> None:
         """Show the first page of the leaderboard."""
         assert interaction.guild is not None
         embed, view = await leaderboard_page(
-            storage, interaction.guild, cast(Period, period), cast(Order, order), 0
+            self.storage,
+            interaction.guild,
+            cast(Period, period),
+            cast(Order, order),
+            0,
+            locale_of(interaction),
         )
         await interaction.response.send_message(embed=embed, view=view)
 
@@ -191,53 +222,55 @@ async def setup(bot: ShitheadBot, storage: Storage) -> None:
     )
     @app_commands.describe(member=locale_str("Whose record (yours when left out)"))
     @app_commands.guild_only()
-    async def stats(interaction: discord.Interaction, member: discord.User | None = None) -> None:
+    async def stats(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
         """Show a member's games, losses, streaks and favourite preset."""
         assert interaction.guild_id is not None
         who = member or interaction.user
+        games = await self.storage.played_games(interaction.guild_id, who.id)
         await interaction.response.send_message(
-            embed=stats_embed(
-                who.display_name, await storage.played_games(interaction.guild_id, who.id)
-            )
+            embed=stats_embed(who.display_name, games, locale_of(interaction))
         )
 
-    bot.tree.add_command(leaderboard)
-    bot.tree.add_command(stats)
+
+async def setup(bot: ShitheadBot) -> None:
+    """Add the records commands and the buttons that outlive a restart."""
+    bot.add_dynamic_items(PageButton, ForgetButton)
+    await bot.add_cog(Records(bot.require_storage()))
 
 
-def stats_embed(name: str, games: list[PlayedGame]) -> discord.Embed:
+def stats_embed(name: str, games: list[PlayedGame], locale: str) -> discord.Embed:
     """Show a member's games, losses, loss rate, streaks and favourite preset."""
     record = member_stats(games)
-    embed = discord.Embed(title=t("{name}'s record", name=name))
+    embed = discord.Embed(title=t("{name}'s record", locale, name=name))
     if record.games == 0:
-        embed.description = t("No games recorded on this server.")
+        embed.description = t("No games recorded on this server.", locale)
         return embed
     for field, value in (
-        (t("Games"), str(record.games)),
-        (t("Times Shithead"), str(record.losses)),
-        (t("Loss rate"), f"{record.loss_rate or 0.0:.0%}"),
-        (t("Best streak (games without losing)"), str(record.best_streak)),
-        (t("Worst streak (losses in a row)"), str(record.worst_streak)),
-        (t("Favourite preset"), record.favourite_preset or "–"),
+        (t("Games", locale), str(record.games)),
+        (t("Times Shithead", locale), str(record.losses)),
+        (t("Loss rate", locale), f"{record.loss_rate or 0.0:.0%}"),
+        (t("Best streak (games without losing)", locale), str(record.best_streak)),
+        (t("Worst streak (losses in a row)", locale), str(record.worst_streak)),
+        (t("Favourite preset", locale), record.favourite_preset or "–"),
     ):
         embed.add_field(name=field, value=value)
     return embed
 
 
-def register_root(root: app_commands.Group) -> None:
-    """Add `forget-me` under the root command (`setup` registers its buttons)."""
-
-    @root.command(name="forget-me", description=locale_str("Delete your recorded games and stats"))
-    async def forget_me(interaction: discord.Interaction) -> None:
-        """Ask the member to confirm deleting their stats."""
-        view = discord.ui.View(timeout=None)
-        view.add_item(ForgetButton(interaction.user.id, "yes"))
-        view.add_item(ForgetButton(interaction.user.id, "no"))
-        await interaction.response.send_message(
-            t(
-                "This removes your name from every game recorded on every server, for good. "
-                "Your stats and leaderboard places go; the other players' records stay."
-            ),
-            view=view,
-            ephemeral=True,
-        )
+async def forget_me_prompt(interaction: discord.Interaction) -> None:
+    """Ask the member to confirm deleting their stats."""
+    locale = locale_of(interaction)
+    view = discord.ui.View(timeout=None)
+    view.add_item(ForgetButton(interaction.user.id, "yes", locale))
+    view.add_item(ForgetButton(interaction.user.id, "no", locale))
+    await interaction.response.send_message(
+        t(
+            "This removes your name from every game recorded on every server, for good. "
+            "Your stats and leaderboard places go; the other players' records stay.",
+            locale,
+        ),
+        view=view,
+        ephemeral=True,
+    )

@@ -13,8 +13,8 @@ from pathlib import Path
 from bot.client import ShitheadBot, Tuning, use_discord_at
 from bot.logs import setup_logging
 from bot.settings import get_settings
-from bot.tables import Timing
 from sandbox.testing import TEST_GUILD_READY_TIMEOUT
+from tables.timers import Timing
 
 SEED = 4242
 

@@ -13,7 +13,7 @@ from bot.translator import CatalogTranslator
 
 
 def test_english_fills_values() -> None:
-    assert t("{name} burned the pile", name="Ana") == "Ana burned the pile"
+    assert t("{name} burned the pile", "en", name="Ana") == "Ana burned the pile"
 
 
 def test_known_locale_translates(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,12 +34,11 @@ async def test_commands_are_synced_with_the_catalogs_translations(
         "de",
         {"Show this server's hall of shame": "Zeigt die Schandtafel", "loss rate": "Verlustquote"},
     )
-    for button in (stats.PageButton, stats.ForgetButton):
-        monkeypatch.setattr(button, "storage", button.storage, raising=False)  # restored after
     client = discord.Client(intents=discord.Intents.none())
     tree = app_commands.CommandTree(client)
-    client.tree = tree  # type: ignore[attr-defined]
-    await stats.setup(client, storage=None)  # type: ignore[arg-type]
+    records = stats.Records(storage=None)  # type: ignore[arg-type]
+    for each in records.__cog_app_commands__:
+        tree.add_command(each)
     translator = CatalogTranslator()
     command = tree.get_command("leaderboard")
     assert command is not None

@@ -45,19 +45,19 @@ def test_loss_rate_needs_the_minimum_of_games() -> None:
 
 
 def test_lines_show_every_measure_and_computers_apart() -> None:
-    lines = page_lines(ranked(ROWS, "shithead"), 0)
+    lines = page_lines(ranked(ROWS, "shithead"), 0, "en")
     assert lines[0] == "1. **bo**: Shithead ×4, played 4, loss rate –"
     assert lines[1] == "2. **cy**: Shithead ×3, played 5, loss rate 60%"
-    assert computer_lines(ROWS) == ["1. **Robo**: Shithead ×12, played 30, loss rate 40%"]
+    assert computer_lines(ROWS, "en") == ["1. **Robo**: Shithead ×12, played 30, loss rate 40%"]
 
 
 def test_pages_number_on_from_the_first() -> None:
     many = [LeaderRow(i, f"p{i:02d}", False, 50 - i, 25 - i) for i in range(23)]
     rows = ranked(many, "shithead")
     assert page_count(0) == 1 and page_count(PAGE_SIZE) == 1 and page_count(23) == 3
-    assert page_lines(rows, 1)[0].startswith("11. **p10**")
-    assert len(page_lines(rows, 2)) == 3
-    assert page_lines(rows, 3) == []
+    assert page_lines(rows, 1, "en")[0].startswith("11. **p10**")
+    assert len(page_lines(rows, 2, "en")) == 3
+    assert page_lines(rows, 3, "en") == []
 
 
 def played(*losses: bool, preset: str | None = "classic") -> list[PlayedGame]:

@@ -127,3 +127,100 @@ def test_gaps_and_stray_names_are_refused(tmp_path: Path, names: list[str]) -> N
         (tmp_path / name).write_text("-- test\n")
     with pytest.raises(StorageError, match=r"0003|NNNN_name"):
         load_migrations(tmp_path)
+
+
+def version_one_table(table_id: str) -> dict[str, object]:
+    """A running table as the bot before the table core wrote it (message ids inside)."""
+    from engine.game import Game
+    from engine.rules import make_rules, rules_to_json
+    from engine.serialize import game_to_json
+
+    rules = make_rules("classic")
+    game = Game.deal(rules, 2, seed=9)
+    seat = {"computer": None, "timeouts": 0, "removed": False, "version": 3}
+    return {
+        "id": table_id,
+        "guild_id": 1,
+        "channel_id": 2,
+        "host_id": 10,
+        "preset": "classic",
+        "rules": rules_to_json(rules),
+        "seed": 9,
+        "turn_seconds": 90.0,
+        "idle_turns": 3,
+        "seats": [
+            {
+                **seat,
+                "user_id": 10,
+                "name": "ann",
+                "dm_channel_id": 70,
+                "dm_message_id": 71,
+                "dm_closed": False,
+            },
+            {
+                **seat,
+                "user_id": 11,
+                "name": "bo",
+                "dm_channel_id": None,
+                "dm_message_id": None,
+                "dm_closed": True,
+            },
+        ],
+        "phase": "setup",
+        "game": game_to_json(game),
+        "version": 5,
+        "message_id": 55,
+        "log": ["The cards are dealt. Get ready!"],
+        "deadline": 4_000_000_000.0,
+        "reminded": False,
+        "created_at": 1000.0,
+        "started_at": 1100.0,
+        "ended_at": None,
+        "ended_reason": None,
+        "previous_loser": None,
+    }
+
+
+async def test_running_tables_of_version_3_move_their_message_ids_out_and_resume(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from bot.storage import MessageRef
+    from bot.table_store import StorageTableStore
+    from tables.service import TableService
+
+    path = tmp_path / "bot.sqlite3"
+    old = await Storage.open(path, migrations=MIGRATIONS[:3])
+    await old.save_table(StoredTable("t1", 1, 2, version_one_table("t1")))
+    await old.save_table(StoredTable("t2", 1, 2, {}))
+    await old._db.execute(
+        "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
+        "VALUES ('bad', 1, 2, 'not json', 'x')"
+    )
+    await old.close()
+
+    storage = await Storage.open(path)
+    try:
+        assert await storage.message_refs() == [
+            MessageRef("t1", 0, 2, 55, False),
+            MessageRef("t1", 10, 70, 71, False),
+            MessageRef("t1", 11, None, None, True),
+        ]
+        rows = {
+            row.table_id: json.loads(row.text)
+            for row in await storage.running_tables()
+            if row.table_id != "bad"
+        }
+        assert "message_id" not in rows["t1"]
+        assert [sorted(seat) for seat in rows["t1"]["seats"]] == [
+            ["computer", "name", "removed", "timeouts", "user_id", "version"]
+        ] * 2
+        service = TableService(store=StorageTableStore(storage))
+        restored = await service.restore()
+        assert [table.id for table in restored] == ["t1"]
+        assert restored[0].phase == "setup" and restored[0].names == ["ann", "bo"]
+        assert [row.table_id for row in await storage.running_tables()] == ["t1"]
+        await service.shutdown()
+    finally:
+        await storage.close()

@@ -13,14 +13,17 @@ from typing import Any
 import pytest
 
 from bot.client import ShitheadBot, Tuning
-from bot.render import card_text
 from bot.settings import get_settings
-from bot.tables import Table, Timing
+from bot.words import card_text, note_text
 from engine.rules import make_rules
+from engine.strategies import Strategy
 from sandbox.driver import Driver
 from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
 from sandbox.testing import connected_bot, running_sandbox
+from tables.model import Table
+from tables.outcome import snapshot
+from tables.timers import Timing
 
 JSON = dict[str, Any]
 # Whole games move faster than people: these tests give channels a roomier write limit and
@@ -76,7 +79,40 @@ def find(message: JSON, verb: str) -> JSON | None:
 
 
 def table_of(bot: ShitheadBot, table_id: str) -> Table:
-    return bot.tables.tables.get(table_id) or bot.tables.ended[table_id]
+    table = bot.tables.find(table_id)
+    assert table is not None
+    return table
+
+
+def log_lines(table: Table) -> list[str]:
+    """The table's move log in English words, as the table message shows it."""
+    shown = snapshot(table)
+    return [note_text(note, shown, "en") for note in table.log]
+
+
+class Asked:
+    """Wrap the core's strategy factory: record each strategy asked, maybe wait first."""
+
+    def __init__(self, bot: ShitheadBot, wait: Callable[[], None] = lambda: None) -> None:
+        self.factory = bot.tables.strategies
+        self.names: list[str] = []
+        self.wait = wait
+        bot.tables.strategies = self
+
+    def __call__(self, name: str, seed: int) -> Strategy:
+        strategy = self.factory(name, seed)
+        asked = self
+
+        class Recorded:
+            def __init__(self) -> None:
+                self.name = strategy.name
+
+            def choose(self, view: Any, rng: Any = None) -> Any:
+                asked.names.append(name)
+                asked.wait()
+                return strategy.choose(view, rng)
+
+        return Recorded()
 
 
 def footer(message: JSON) -> str:
@@ -268,11 +304,7 @@ def assert_no_client_errors(driver: Driver) -> None:
 
 def assert_presenter_forgot(bot: ShitheadBot, table_id: str) -> None:
     """A finished table leaves nothing behind in the presenter's memory."""
-    presenter = bot.presenter
-    assert not [key for key in presenter.shown if key[1] == table_id]
-    assert not [key for key in presenter.ephemeral if key[0] == table_id]
-    assert not [key for key in presenter.selections if key[0] == table_id]
-    assert table_id not in presenter.last_turn
+    assert not bot.presenter.remembers(table_id)
 
 
 async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: Driver) -> None:
@@ -287,8 +319,15 @@ async def test_three_members_play_a_seeded_game_by_dm(bot: ShitheadBot, driver: 
     watch = PrivacyWatch(driver, table_of(bot, table_id), names)
     watch.snapshot()
 
+    def pinged() -> bool:
+        return any("it's your turn" in m["content"] for m in driver.messages("general"))
+
     async def dm_view(user: str, table: Table, seat: int) -> JSON:
-        return await latest_dm(driver, user, table, seat)
+        message = await latest_dm(driver, user, table, seat)
+        if table.phase == "play":
+            # The first player to act waits long enough to be mentioned in the channel.
+            await driver.wait_until(pinged, timeout=10)
+        return message
 
     table = await play_out(bot, driver, table_id, names, dm_view, after_move=watch.after_move)
     assert table.game is not None and table.game.loser is not None
@@ -450,8 +489,8 @@ async def test_timeouts_play_for_the_member_then_remove_them(tmp_path: Path) -> 
                 await driver.click(user, message["id"], ready["custom_id"])
             await driver.wait_until(lambda: table.phase == "over", timeout=15)
             assert table.game is not None and table.game.end_reason == "resigned"
-            assert any("ran out of time" in line for line in table.log)
-            assert any("missed 3 turns in a row" in line for line in table.log)
+            assert any("ran out of time" in line for line in log_lines(table))
+            assert any("missed 3 turns in a row" in line for line in log_lines(table))
             await bot.presenter.pacer.idle()
             assert any("running out" in m["content"] for m in driver.messages("general"))
             assert_no_client_errors(driver)
@@ -486,14 +525,12 @@ async def test_a_thinking_computer_player_blocks_no_other_table(
     bot: ShitheadBot, driver: Driver
 ) -> None:
     thinking, release = threading.Event(), threading.Event()
-    choose = bot.tables.chooser
 
-    def slow(strategy: str, view: Any, seed: int) -> Any:
+    def slow() -> None:
         thinking.set()
         release.wait(10)
-        return choose(strategy, view, seed)
 
-    bot.tables.chooser = slow
+    Asked(bot, slow)
     await driver.create_channel("second")
     await driver.create_user("ana")
     await driver.create_user("ben")
@@ -631,7 +668,7 @@ async def test_the_host_or_a_moderator_kicks_and_no_one_else(
     assert removed["response"]["content"] == "cid was removed."
     assert table.phase == "over" and table.seats[1].removed
     assert table.game is not None and table.game.loser == 1
-    assert "cid was removed from the game" in table.log
+    assert "cid was removed from the game" in log_lines(table)
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
 
@@ -663,7 +700,7 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
         lambda: lobby["id"] not in [m["id"] for m in driver.messages("general")]
     )
     assert driver.messages("general")[-1]["id"] == moved["id"]
-    assert table.message_id == int(moved["id"])
+    assert bot.presenter.table_message(table_id) == int(moved["id"])
     await driver.click("ana", moved["id"], f"sh:{table_id}:0:start")
     during = (await driver.command("ben", "general", "shithead table"))["response"]
     assert "stock" in field(during, "Cards") and ids(during) == [f"sh:{table_id}:0:hand"]
@@ -679,13 +716,20 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
     assert played.game.loser is not None
     await bot.presenter.pacer.idle()
     posted = {int(m["id"]): m for m in driver.messages("general", limit=500)}
-    reposted = played.message_id
+    title = f"Shithead table {table_id}"
+    reposted = max(i for i, m in posted.items() if m["embeds"] and m["embeds"][0]["title"] == title)
     assert int(during["id"]) not in posted
     assert reposted is not None and reposted > int(during["id"])
     assert "Result" in json.dumps(posted[reposted]["embeds"])
-    # The one refused call: the edit of the deleted message, which led to the new post.
+    # The one refused call: the edit of the deleted message (through the `table` command's
+    # interaction, whose `@original` it was), which led to the new post.
     assert client_errors(driver) == [
-        ("PATCH", "/channels/{channel_id}/messages/{message_id}", 404, 10008)
+        (
+            "PATCH",
+            "/webhooks/{application_id}/{interaction_token}/messages/{message_id}",
+            404,
+            10008,
+        )
     ]
 
 
@@ -699,14 +743,7 @@ async def test_the_host_picks_an_expert_computer_player(bot: ShitheadBot, driver
     assert "Computer 1 (expert)" in field(added["response"], "Seats")
     table = table_of(bot, table_id)
     assert [seat.computer for seat in table.seats] == [None, "expert"]
-    asked: list[str] = []
-    choose = bot.tables.chooser
-
-    def recording(strategy: str, view: Any, seed: int) -> Any:
-        asked.append(strategy)
-        return choose(strategy, view, seed)
-
-    bot.tables.chooser = recording
+    asked = Asked(bot)
     await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
     await ready_up(driver, "ana", await latest_dm(driver, "ana", table, 0))
     game = table.game
@@ -715,7 +752,7 @@ async def test_the_host_picks_an_expert_computer_player(bot: ShitheadBot, driver
     def expert_moved() -> bool:
         return any(
             line.startswith("Computer 1 (expert) ") and not line.endswith((" is ready", " leads"))
-            for line in table.log
+            for line in log_lines(table)
         )
 
     # The expert readies itself, then makes its moves; ana makes hers until it has.
@@ -725,8 +762,8 @@ async def test_the_host_picks_an_expert_computer_player(bot: ShitheadBot, driver
         if expert_moved():
             break
         await driver.wait_until(lambda: expert_moved() or game.turn == 0, timeout=10)
-    assert expert_moved(), table.log
-    assert asked and set(asked) == {"expert"}
+    assert expert_moved(), log_lines(table)
+    assert asked.names and set(asked.names) == {"expert"}
     await driver.command("ana", "general", "shithead end")
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)

@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from bot.tables import Table
 from sandbox.driver import Driver
 from sandbox.server import Sandbox
 from sandbox.testing import running_sandbox
+from tables.model import Table
 from tests.bot.test_play_e2e import ROOMY, act, find, footer, open_table
 
 JSON = dict[str, Any]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import signal
 import sqlite3
@@ -16,7 +17,15 @@ from pathlib import Path
 import pytest
 
 from bot.guild_settings import GuildSettings, SettingError, with_value
-from bot.storage import GameRecord, LeaderRow, PlayerRecord, Storage, StoredTable
+from bot.storage import (
+    GameRecord,
+    LeaderRow,
+    MessageRef,
+    PlayerRecord,
+    RunningRow,
+    Storage,
+    StoredTable,
+)
 
 NOON = datetime(2024, 5, 1, 12, tzinfo=UTC)
 
@@ -53,8 +62,8 @@ async def test_a_table_is_saved_replaced_and_deleted(storage: Storage) -> None:
     await storage.save_table(StoredTable("a", 1, 3, {"version": 1}))
     await storage.save_table(StoredTable("b", 1, 2, {"version": 2, "hands": [["2H"]]}))
     assert await storage.running_tables() == [
-        StoredTable("a", 1, 3, {"version": 1}),
-        StoredTable("b", 1, 2, {"version": 2, "hands": [["2H"]]}),
+        RunningRow("a", 1, 3, '{"version":1}'),
+        RunningRow("b", 1, 2, '{"version":2,"hands":[["2H"]]}'),
     ]
     await storage.delete_table("a")
     assert [t.table_id for t in await storage.running_tables()] == ["b"]
@@ -75,7 +84,7 @@ async def test_a_failed_finish_keeps_the_running_table(storage: Storage) -> None
     bad = dataclasses.replace(game(person(1, "ann", 1)), moves=-1)
     with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
         await storage.finish_table("t", bad)
-    assert await storage.running_tables() == [StoredTable("t", 1, 2, {"version": 7})]
+    assert await storage.running_tables() == [RunningRow("t", 1, 2, '{"version":7}')]
     assert await storage.leaderboard(1) == []
 
 
@@ -202,9 +211,10 @@ async def test_a_killed_writer_leaves_the_last_whole_state(tmp_path: Path) -> No
         [table] = await storage.running_tables()
     finally:
         await storage.close()
-    version = table.state["version"]
+    state = json.loads(table.text)
+    version = state["version"]
     assert version >= committed
-    assert table.state["hands"] == [[version] * 13 for _ in range(6)]
+    assert state["hands"] == [[version] * 13 for _ in range(6)]
 
 
 async def test_a_read_never_sees_another_coroutines_unfinished_transaction(
@@ -227,3 +237,17 @@ async def test_a_read_never_sees_another_coroutines_unfinished_transaction(
     release.set()
     await writer
     assert await reader == []
+
+
+async def test_message_refs_are_kept_replaced_and_forgotten_per_table(storage: Storage) -> None:
+    await storage.save_message_ref(MessageRef("t1", 0, 5, 50, False))
+    await storage.save_message_ref(MessageRef("t1", 7, 70, 71, False))
+    await storage.save_message_ref(MessageRef("t1", 7, None, None, True))
+    await storage.save_message_ref(MessageRef("t2", 0, 6, 60, False))
+    assert await storage.message_refs() == [
+        MessageRef("t1", 0, 5, 50, False),
+        MessageRef("t1", 7, None, None, True),
+        MessageRef("t2", 0, 6, 60, False),
+    ]
+    await storage.forget_message_refs("t1")
+    assert [ref.table_id for ref in await storage.message_refs()] == ["t2"]

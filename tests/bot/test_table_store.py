@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
-from bot import controls
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
-from bot.tables import Table, TableService, Timing
-from tests.bot.test_tables import ANA, BEN, CID, FakeClock, Recorder, all_ready, config, phase
+from tables import controls
+from tables.intents import End, FlipCard, Join, Leave, PickUpPile, PlayCards, Start
+from tables.model import Table
+from tables.service import TableService
+from tests.tables.conftest import TIMING, FakeClock, Recorder
+from tests.tables.test_service import ANA, BEN, CID, all_ready, config, phase
 
-TIMING = Timing(lobby_seconds=600, setup_seconds=60, computer_delay=0.5, remind_before=20)
+
+async def stored(storage: Storage) -> list[Table]:
+    """Read the running tables back as the core reads them."""
+    return [
+        Table.from_json(json.loads(state.text)) for state in await StorageTableStore(storage).load()
+    ]
 
 
 @pytest.fixture
@@ -45,7 +54,7 @@ async def services(clock: FakeClock, storage: Storage) -> AsyncIterator[Services
     def make(storage: Storage, recorder: Recorder | None = None) -> TableService:
         service = TableService(
             store=StorageTableStore(storage),
-            listener=recorder,
+            sink=recorder,
             timing=TIMING,
             clock=clock,
             sleep=clock.sleep,
@@ -71,17 +80,18 @@ async def move(service: TableService, table: Table) -> None:
     assert table.game is not None and table.game.turn is not None
     turn = table.game.turn
     offered = controls.controls(table.view(turn))
-    verb = "play" if offered.plays else "flip" if offered.flips else "pickup"
+    intent = PlayCards(0) if offered.plays else FlipCard(0) if offered.flips else PickUpPile(0)
     player = (ANA, BEN, CID)[turn]
-    await service.act(table.id, player.user_id, table.seats[turn].version, verb, (0,))
+    await service.submit(table.id, player, intent, table.seats[turn].version)
 
 
 async def playing(service: TableService) -> Table:
     """Three members at a table in the play phase, one move made."""
-    table = await service.create(10, 20, ANA, config(turn=60))
+    created = await service.create(10, 20, ANA, config(turn=60))
+    table = service.get(created.snapshot.id)
     for player in (BEN, CID):
-        await service.join(table.id, player)
-    await service.start(table.id, ANA)
+        await service.submit(table.id, player, Join())
+    await service.submit(table.id, ANA, Start())
     await all_ready(service, table, ANA, BEN, CID)
     await move(service, table)
     return table
@@ -108,7 +118,7 @@ async def test_every_action_is_saved_and_a_new_process_restores_it(
         moves = again.game.moves
         await move(fresh, again)
         assert again.game.moves == moves + 1
-        assert [t.version for t in await StorageTableStore(reopened).load()] == [again.version]
+        assert [t.version for t in await stored(reopened)] == [again.version]
         await fresh.shutdown()
     finally:
         await reopened.close()
@@ -141,11 +151,11 @@ async def test_a_restored_turn_timer_runs_from_its_stored_deadline(
     assert again.seats[turn].timeouts == 0
     await clock.advance(1)
     assert again.seats[turn].timeouts == 1
-    assert any("ran out of time" in line for line in again.log)
+    assert "timed_out" in [note.code for note in again.log]
 
     async def saved() -> bool:
-        (stored,) = await StorageTableStore(storage).load()
-        return stored.to_json() == again.to_json()
+        (table,) = await stored(storage)
+        return table.to_json() == again.to_json()
 
     await soon(saved)
 
@@ -156,7 +166,7 @@ async def test_a_finished_game_is_recorded_and_no_longer_restored(
     service = services(storage, None)
     table = await playing(service)
     clock.now += 300
-    await service.leave(table.id, BEN)
+    await service.submit(table.id, BEN, Leave())
     assert phase(table) == "over"
     assert await storage.running_tables() == []
     assert await services(storage, None).restore() == []
@@ -174,8 +184,29 @@ async def test_a_table_closed_without_a_result_is_forgotten(
     storage: Storage, services: Services
 ) -> None:
     service = services(storage, None)
-    table = await service.create(10, 20, ANA, config())
-    assert [t.table_id for t in await storage.running_tables()] == [table.id]
-    await service.end(table.id, ANA)
+    created = await service.create(10, 20, ANA, config())
+    assert [t.table_id for t in await storage.running_tables()] == [created.snapshot.id]
+    await service.submit(created.snapshot.id, ANA, End())
     assert await storage.running_tables() == []
     assert await storage.leaderboard(10) == []
+
+
+async def test_a_corrupt_row_is_set_aside_and_the_bot_still_starts(
+    storage: Storage, services: Services
+) -> None:
+    service = services(storage, None)
+    table = await playing(service)
+    await service.shutdown()
+    await storage._db.execute(
+        "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
+        "VALUES ('bad1', 10, 21, '{\"format\": 2, \"seats\": 5', 'now')"
+    )
+    fresh = services(storage, None)
+    assert [t.id for t in await fresh.restore()] == [table.id]
+    async with storage._db.execute(
+        "SELECT table_id, unreadable IS NOT NULL FROM running_tables ORDER BY table_id"
+    ) as cursor:
+        rows = {row[0]: row[1] for row in await cursor.fetchall()}
+    assert rows == {"bad1": 1, table.id: 0}
+    # Set aside, it is not read again at the next start.
+    assert [t.table_id for t in await storage.running_tables()] == [table.id]

@@ -1,4 +1,4 @@
-"""A player's controls for one view, and turning a click back into an engine action.
+"""A player's choices for one view, in lists, and turning an intent's indexes into an action.
 
 The private view draws its components from these lists and a click names an index into
 them, so the same lists (built from the same view version) resolve the click. Only the
@@ -12,10 +12,21 @@ from dataclasses import dataclass
 from engine.actions import Action, Choose, Flip, PickUp, Play, PlayStock, Ready, Stack, Swap
 from engine.cards import Card, sort_key
 from engine.views import PlayerView
+from tables.intents import (
+    ChooseFaceUp,
+    FlipCard,
+    GameIntent,
+    MarkReady,
+    PickUpPile,
+    PlayCards,
+    StackCards,
+    SwapCards,
+    TurnStock,
+)
 
-# Discord's limits: 25 options a select, 5 rows a message.
-MAX_OPTIONS = 25
-MAX_PLAY_MENUS = 3
+# The most plays a player is offered at once (three menus of 25 in a Discord message); a
+# picked-up pile of 40 cards can make more, and the middle counts and long runs go first.
+MAX_PLAYS = 75
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,13 +46,14 @@ class Controls:
 
 
 def controls(view: PlayerView) -> Controls:
-    """Group the view's legal actions into the controls the private view offers."""
+    """Group the view's legal actions into the lists the private view offers."""
     legal = view.legal
     plays = tuple(a for a in legal if isinstance(a, Play))
     swaps = [a for a in legal if isinstance(a, Swap)]
     chooses = [a for a in legal if isinstance(a, Choose)]
     pool: tuple[Card, ...] = ()
     if chooses:
+        # The choose deal picks face-up cards from the hand and the current face-up cards.
         seat = view.table.seats[view.seat]
         own = list(view.hand) + [card for stack in seat.face_up for card in stack]
         pool = tuple(sorted(own, key=sort_key))
@@ -60,9 +72,8 @@ def controls(view: PlayerView) -> Controls:
 
 
 def _fit(plays: tuple[Play, ...]) -> tuple[Play, ...]:
-    """Keep the plays within the menus a message holds: drop middle counts, then long runs."""
-    room = MAX_OPTIONS * MAX_PLAY_MENUS
-    if len(plays) <= room:
+    """Keep at most `MAX_PLAYS` plays: drop middle counts of a rank, then long runs."""
+    if len(plays) <= MAX_PLAYS:
         return plays
     singles = [p for p in plays if len({c.rank for c in p.cards}) == 1]
     runs = [p for p in plays if len({c.rank for c in p.cards}) > 1]
@@ -71,33 +82,41 @@ def _fit(plays: tuple[Play, ...]) -> tuple[Play, ...]:
         rank = play.cards[0].rank
         most[rank] = max(most.get(rank, 0), len(play.cards))
     kept = [p for p in singles if len(p.cards) in (1, 2, most[p.cards[0].rank])]
-    return tuple(kept + runs[: max(0, room - len(kept))])[:room]
+    return tuple(kept + runs[: max(0, MAX_PLAYS - len(kept))])[:MAX_PLAYS]
 
 
-def resolve(view: PlayerView, verb: str, numbers: tuple[int, ...]) -> Action | None:
-    """Turn a click (verb and indexes) into the action it stands for, or None if it is none."""
+def resolve(view: PlayerView, intent: GameIntent) -> Action | None:
+    """Turn an intent's indexes into the action they stand for in `view`, or None."""
     c = controls(view)
     try:
-        if verb == "play" and len(numbers) == 1:
-            return c.plays[numbers[0]]
-        if verb == "pickup" and len(numbers) == 1:
-            return c.pickups[numbers[0]]
-        if verb == "flip" and len(numbers) == 1:
-            return c.flips[numbers[0]]
-        if verb == "stock" and not numbers:
+        if isinstance(intent, PlayCards):
+            return c.plays[_index(intent.index)]
+        if isinstance(intent, PickUpPile):
+            return c.pickups[_index(intent.index)]
+        if isinstance(intent, FlipCard):
+            return c.flips[_index(intent.index)]
+        if isinstance(intent, TurnStock):
             return c.stock
-        if verb == "swap" and len(numbers) == 2:
-            return Swap(view.seat, c.swap_hand[numbers[0]], c.swap_face_up[numbers[1]])
-        if (
-            verb == "choose"
-            and len(numbers) == c.choose_count
-            and len(set(numbers)) == len(numbers)
-        ):
-            return Choose(view.seat, tuple(c.choose_pool[i] for i in sorted(numbers)))
-        if verb == "stack" and len(numbers) == 1:
-            return c.stacks[numbers[0]]
-        if verb == "ready" and not numbers:
+        if isinstance(intent, SwapCards):
+            hand = c.swap_hand[_index(intent.hand)]
+            face_up = c.swap_face_up[_index(intent.face_up)]
+            return Swap(view.seat, hand, face_up)
+        if isinstance(intent, ChooseFaceUp):
+            picked = intent.indexes
+            if len(picked) != c.choose_count or len(set(picked)) != len(picked):
+                return None
+            return Choose(view.seat, tuple(c.choose_pool[_index(i)] for i in sorted(picked)))
+        if isinstance(intent, StackCards):
+            return c.stacks[_index(intent.index)]
+        if isinstance(intent, MarkReady):
             return c.ready
     except IndexError:
         return None
     return None
+
+
+def _index(value: int) -> int:
+    """Refuse negative indexes (Python would count them from the end)."""
+    if value < 0:
+        raise IndexError(value)
+    return value

@@ -1,28 +1,41 @@
-"""Private views fit Discord's limits and never carry a hidden card."""
+"""Renderers fit Discord's limits, never carry a hidden card, and say things in words."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
-from bot import custom_ids, views
-from bot.render import (
+from bot import rendering
+from bot.components import DYNAMIC_ITEMS
+from bot.rendering import (
     KNOWN_SHOWN,
-    card_text,
-    constraint_text,
-    describe,
-    rules_summary,
+    Selection,
+    render_private,
+    render_table,
+    table_components,
     table_embed,
 )
-from bot.tables import Seat, Table
-from bot.views import Selection, lobby_view, private_view
+from bot.words import card_text, constraint_text, note_text, rules_summary
 from engine.actions import PickUp
 from engine.cards import Card, sort_key
 from engine.events import Burned, Played
 from engine.game import Game
 from engine.pile import Constraint
 from engine.rules import make_rules
+from tables.model import Seat, Table
+from tables.notes import notes_of
+from tables.outcome import snapshot
+
+EN = "en"
+WHERE = "Table abc in #general on Sandbox"
+
+
+def matches_a_component_kind(custom_id: str) -> bool:
+    return any(
+        re.fullmatch(kind.__discord_ui_compiled_template__, custom_id) for kind in DYNAMIC_ITEMS
+    )
 
 
 def big_hand_table() -> Table:
@@ -32,22 +45,22 @@ def big_hand_table() -> Table:
     game.hands[0].extend(game.stock[:37])
     del game.stock[:37]
     table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
-    table.game, table.phase = game, "play"
+    table.game = game
     return table
 
 
 def test_a_forty_card_hand_fits_the_limits_and_hides_face_down_cards() -> None:
     table = big_hand_table()
     assert table.game is not None and len(table.game.hands[0]) == 40
-    view = private_view(table, table.view(0), Selection(play=3))
-    rows = view.to_components()
+    shown = render_private(snapshot(table), 0, EN, WHERE, Selection(play=3))
+    rows = shown.view.to_components()
     assert len(rows) <= 5
     for row in rows:
         assert len(row["components"]) <= 5
         for item in row["components"]:
             assert len(item.get("options", [])) <= 25
-            assert custom_ids.parse(item["custom_id"]) is not None
-    text = json.dumps(rows, ensure_ascii=False)
+            assert matches_a_component_kind(item["custom_id"]), item["custom_id"]
+    text = json.dumps([rows, [e.to_dict() for e in shown.embeds]], ensure_ascii=False)
     hidden = {card_text(c) for c in table.game.face_down[0] + table.game.hands[1]}
     hidden -= {card_text(c) for c in table.game.hands[0]}
     assert not [card for card in hidden if card in text]
@@ -56,10 +69,19 @@ def test_a_forty_card_hand_fits_the_limits_and_hides_face_down_cards() -> None:
 
 
 def test_words_for_the_pile_and_the_moves() -> None:
-    assert constraint_text(Constraint("lower_equal", 7, frozenset())) == "7 or lower"
-    assert constraint_text(Constraint("any", 0, frozenset())) == "anything"
-    lines = describe([Played(0, (Card(10, "H"),), "hand"), Burned(0, 4, "power")], ["Ana", "Ben"])
+    assert constraint_text(Constraint("lower_equal", 7, frozenset()), EN) == "7 or lower"
+    assert constraint_text(Constraint("any", 0, frozenset()), EN) == "anything"
+    table = big_hand_table()
+    notes = notes_of([Played(0, (Card(10, "H"),), "hand"), Burned(0, 4, "power")])
+    lines = [note_text(note, snapshot(table), EN) for note in notes]
     assert lines == ["Ana played 10♥", "Ana burned the pile with a 10"]
+
+
+def test_computer_seats_are_named_in_words_by_their_number() -> None:
+    seats = [Seat(3, "Ana"), Seat(0, "", computer="basic"), Seat(0, "", computer="expert")]
+    table = Table("abc", 1, 2, 3, "classic", make_rules(), 5, 90, 3, seats)
+    seats_field = next(f for f in table_embed(snapshot(table), EN).fields if f.name == "Seats")
+    assert seats_field.value == "1. Ana\n2. Computer 1 (basic)\n3. Computer 2 (expert)"
 
 
 def test_the_lobby_offers_only_the_computer_levels_the_engine_has(
@@ -68,23 +90,27 @@ def test_the_lobby_offers_only_the_computer_levels_the_engine_has(
     table = Table("abc", 1, 2, 3, "classic", make_rules(), 5, 90, 3, [Seat(3, "Ana")])
     labels = {
         item["custom_id"]: item["label"]
-        for row in lobby_view(table).to_components()
+        for row in table_components(snapshot(table), EN).to_components()
         for item in row["components"]
     }
     assert labels["sh:abc:0:addbot:0"] == "Add computer player (basic)"
     assert labels["sh:abc:0:addbot:1"] == "Add computer player (expert)"
-    monkeypatch.setattr(views, "available_levels", lambda: ["basic"])
-    only = [i["custom_id"] for row in lobby_view(table).to_components() for i in row["components"]]
+    monkeypatch.setattr(rendering, "available_levels", lambda: ["basic"])
+    only = [
+        i["custom_id"]
+        for row in table_components(snapshot(table), EN).to_components()
+        for i in row["components"]
+    ]
     assert only == ["sh:abc:0:join", "sh:abc:0:leave", "sh:abc:0:start", "sh:abc:0:addbot:0"]
 
 
 def test_play_and_swap_stay_greyed_out_until_the_menus_name_a_choice() -> None:
     rules = make_rules("classic")
     table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
-    table.game, table.phase = Game.deal(rules, 2, seed=5), "setup"
+    table.game = Game.deal(rules, 2, seed=5)
 
     def swap_button(selection: Selection) -> dict[str, object]:
-        rows = private_view(table, table.view(0), selection).to_components()
+        rows = render_private(snapshot(table), 0, EN, WHERE, selection).view.to_components()
         return next(
             item
             for row in rows
@@ -97,13 +123,13 @@ def test_play_and_swap_stay_greyed_out_until_the_menus_name_a_choice() -> None:
     chosen = swap_button(Selection(swap_hand=1, swap_face_up=2))
     assert chosen["custom_id"] == "sh:abc:0:swap:1.2" and not chosen.get("disabled")
     idle = big_hand_table()
-    rows = private_view(idle, idle.view(0)).to_components()
+    rows = render_private(snapshot(idle), 0, EN, WHERE).view.to_components()
     play = [i for row in rows for i in row["components"] if ":play" in i["custom_id"]]
     assert play[0]["custom_id"] == "sh:abc:0:play" and play[0]["disabled"]
 
 
 def test_the_rules_summary_names_powers_in_words() -> None:
-    summary = rules_summary(make_rules("dutch"), "dutch")
+    summary = rules_summary(make_rules("dutch"), "dutch", EN)
     assert "burns" in summary and "next lower" in summary and "is see-through" in summary
     assert "lower_equal" not in summary and "glass" not in summary
 
@@ -116,7 +142,7 @@ def test_the_table_shows_cards_seen_going_into_a_hand_and_stays_within_a_field()
     del game.stock[:20]
     game.turn = 1
     game.apply(PickUp(1))
-    embed = table_embed(table)
+    embed = table_embed(snapshot(table), EN)
     seats = next(field for field in embed.fields if field.name == "Seats")
     ben = next(line for line in str(seats.value).splitlines() if "Ben" in line)
     shown = sorted(game.known[1], key=sort_key)[-KNOWN_SHOWN:]
@@ -137,7 +163,19 @@ def test_six_long_names_with_known_cards_fit_one_field() -> None:
         game.known[seat] += taken
     seats = [Seat(10 + n, f"{'W' * 30}{n}") for n in range(6)]
     table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
-    table.game, table.phase = game, "play"
-    field = next(field for field in table_embed(table).fields if field.name == "Seats")
+    table.game = game
+    field = next(f for f in table_embed(snapshot(table), EN).fields if f.name == "Seats")
     assert str(field.value).count("seen in hand") == 6
     assert len(str(field.value)) <= 1024
+
+
+def test_a_fingerprint_changes_with_the_picture_inputs_and_not_otherwise() -> None:
+    table = big_hand_table()
+    first = render_table(snapshot(table), EN)
+    again = render_table(snapshot(table), EN)
+    assert first.fingerprint() == again.fingerprint()
+    with_file = rendering.Rendered(first.embeds, first.view, (), ("table-picture:v1",))
+    assert with_file.fingerprint() != first.fingerprint()
+    assert table.game is not None
+    table.game.apply(table.game.legal_actions(0)[0])
+    assert render_table(snapshot(table), EN).fingerprint() != first.fingerprint()

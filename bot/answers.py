@@ -1,0 +1,170 @@
+"""Answer members: a command or click becomes an intent for the core, then an answer.
+
+The path of a click reads top to bottom: typed component (`bot.components`) → `Answers`
+→ `TableService.submit` (core → engine → persist → outcome) → `Presenter` → renderers.
+Refusals come back as `TableError` codes and are put into words here, at the button.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from bot.i18n import DEFAULT_LOCALE, t
+from bot.presenter import Presenter
+from bot.rendering import Selection
+from bot.words import refusal
+from tables.errors import TableError
+from tables.intents import GameIntent, LobbyIntent, Look, Member, Rematch
+from tables.outcome import Snapshot, snapshot
+from tables.service import TableService
+
+log = logging.getLogger(__name__)
+
+
+def member_of(interaction: discord.Interaction) -> Member:
+    """Who clicked or typed: their id, display name, and whether they moderate."""
+    perms = interaction.permissions
+    return Member(
+        interaction.user.id,
+        interaction.user.display_name,
+        moderator=perms.manage_guild or perms.manage_messages,
+    )
+
+
+def locale_of(interaction: discord.Interaction) -> str:
+    """Say the language to answer a member in (English until the catalogs come)."""
+    return DEFAULT_LOCALE
+
+
+async def say(interaction: discord.Interaction, text: str) -> None:
+    """Answer with a short message only the asker sees."""
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+class Answers:
+    """Carry members' requests to the core and answer them through the presenter."""
+
+    def __init__(self, service: TableService, presenter: Presenter) -> None:
+        self.service = service
+        self.presenter = presenter
+
+    async def refuse(
+        self, interaction: discord.Interaction, error: TableError, table_id: str | None = None
+    ) -> None:
+        """Tell the asker, in their words, why nothing happened."""
+        found = self.service.find(table_id) if table_id is not None else None
+        shown = snapshot(found) if found is not None else None
+        await say(interaction, refusal(error, locale_of(interaction), shown))
+
+    async def lobby(
+        self, interaction: discord.Interaction, table_id: str, intent: LobbyIntent | None
+    ) -> None:
+        """Carry out a lobby button and redraw the table message it is on."""
+        if intent is None:
+            await self.refuse(interaction, TableError("move_gone"))
+            return
+        async with self.presenter.answering(table_id, None):
+            try:
+                outcome = await self.service.submit(table_id, member_of(interaction), intent)
+            except TableError as error:
+                await self.refuse(interaction, error, table_id)
+                return
+            await self.presenter.answer_table(interaction, outcome.snapshot, edit=True)
+
+    async def check_player(self, interaction: discord.Interaction, table_id: str) -> bool:
+        """Let a seated member through; answer anyone else at once."""
+        table = self.service.tables.get(table_id)
+        if table is None or not table.open:
+            await self.refuse(interaction, TableError("table_ended"))
+            return False
+        seat = table.seat_of(interaction.user.id)
+        if seat is None or table.seats[seat].removed:
+            await self.refuse(interaction, TableError("not_playing"))
+            return False
+        return True
+
+    async def hand(self, interaction: discord.Interaction, table_id: str) -> None:
+        """Show a member their private view, only for them, kept up to date."""
+        table = self.service.tables.get(table_id)
+        seat = table.seat_of(interaction.user.id) if table is not None else None
+        if table is None or seat is None:
+            await self.refuse(interaction, TableError("not_playing"))
+            return
+        if table.game is None:
+            await self.refuse(interaction, TableError("not_started"))
+            return
+        shown = snapshot(table)
+        if seat not in shown.private:
+            await self.refuse(interaction, TableError("not_playing"))
+            return
+        await self.presenter.answer_private(interaction, shown, seat, edit=False)
+
+    async def rematch(self, interaction: discord.Interaction, table_id: str) -> None:
+        """Open a rematch of a finished table and post its table message."""
+        try:
+            outcome = await self.service.submit(table_id, member_of(interaction), Rematch())
+        except TableError as error:
+            await self.refuse(interaction, error, table_id)
+            return
+        await self.presenter.answer_table(interaction, outcome.snapshot, edit=False)
+
+    async def move(
+        self,
+        interaction: discord.Interaction,
+        table_id: str,
+        version: int,
+        intent: GameIntent | None,
+    ) -> None:
+        """Make a player's move and answer with their new private view."""
+        if intent is None:
+            await self.refuse(interaction, TableError("move_gone"))
+            return
+        await self._private(interaction, table_id, version, intent, None)
+
+    async def select(
+        self,
+        interaction: discord.Interaction,
+        table_id: str,
+        version: int,
+        *,
+        play: int | None = None,
+        swap_hand: int | None = None,
+        swap_face_up: int | None = None,
+    ) -> None:
+        """Remember a menu choice (it changes nothing yet) and redraw the view with it."""
+        choice = Selection(play=play, swap_hand=swap_hand, swap_face_up=swap_face_up)
+        await self._private(interaction, table_id, version, Look(), choice)
+
+    async def _private(
+        self,
+        interaction: discord.Interaction,
+        table_id: str,
+        version: int,
+        intent: GameIntent,
+        selection: Selection | None,
+    ) -> None:
+        member = member_of(interaction)
+        async with self.presenter.answering(table_id, member.user_id):
+            try:
+                outcome = await self.service.submit(table_id, member, intent, version)
+            except TableError as error:
+                await self.refuse(interaction, error, table_id)
+                return
+            seat = outcome.actor
+            assert seat is not None
+            await self.presenter.answer_private(
+                interaction, outcome.snapshot, seat, edit=True, selection=selection or Selection()
+            )
+
+    async def post_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
+        """Answer a command with the table message (posted anew at the bottom)."""
+        await self.presenter.answer_table(interaction, shown, edit=False)
+
+    def done(self, text: str, interaction: discord.Interaction, **values: object) -> str:
+        """Put a command's confirmation into the asker's words."""
+        return t(text, locale_of(interaction), **values)

@@ -1,0 +1,395 @@
+"""The table components, one typed DynamicItem per kind.
+
+Each kind's `from_custom_id` parses the table, the view version and its arguments straight
+into the core's intent, so a click on any message (even one sent before a restart) reaches
+the bot; the callback hands the intent to `bot.answers`. A malformed or forged custom_id
+parses into no intent and is answered "That move isn't available any more".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol, runtime_checkable
+
+import discord
+
+from bot import custom_ids
+from tables.intents import (
+    AddComputer,
+    ChooseFaceUp,
+    FlipCard,
+    GameIntent,
+    Join,
+    Leave,
+    LobbyIntent,
+    MarkReady,
+    PickUpPile,
+    PlayCards,
+    StackCards,
+    Start,
+    SwapCards,
+    TurnStock,
+)
+from tables.service import COMPUTER_LEVELS
+
+Style = discord.ButtonStyle
+ARG = r"[0-9.]{1,60}"
+LOBBY_VERBS = ("join", "leave", "start", "addbot")
+MOVE_VERBS = ("play", "swap", "pickup", "flip", "stock", "ready")
+SWAP_MENU_VERBS = ("swh", "swf")
+
+
+@runtime_checkable
+class Answering(Protocol):
+    """The bot: it answers every click through its `answers`."""
+
+    @property
+    def answers(self) -> Any:
+        """Return the click answerer (`bot.answers.Answers`)."""
+
+
+def answers_of(interaction: discord.Interaction) -> Any:
+    """Return the answerer of the bot that got the interaction."""
+    client = interaction.client
+    assert isinstance(client, Answering)
+    return client.answers
+
+
+def lobby_intent(verb: str, values: tuple[int, ...]) -> LobbyIntent | None:
+    """Read a lobby button's intent: Add computer player names its level by index."""
+    if verb == "addbot":
+        index = values[0] if len(values) == 1 else 0
+        return AddComputer(COMPUTER_LEVELS[index]) if index < len(COMPUTER_LEVELS) else None
+    simple: dict[str, LobbyIntent] = {"join": Join(), "leave": Leave(), "start": Start()}
+    return simple.get(verb) if not values else None
+
+
+def move_intent(verb: str, values: tuple[int, ...]) -> GameIntent | None:
+    """Read a move button's intent from its verb and indexes, or None if malformed."""
+    if verb == "play" and len(values) == 1:
+        return PlayCards(values[0])
+    if verb == "swap" and len(values) == 2:
+        return SwapCards(values[0], values[1])
+    if verb == "pickup" and len(values) == 1:
+        return PickUpPile(values[0])
+    if verb == "flip" and len(values) == 1:
+        return FlipCard(values[0])
+    if verb == "stock" and not values:
+        return TurnStock()
+    if verb == "ready" and not values:
+        return MarkReady()
+    return None
+
+
+def _values(arg: str | None) -> tuple[int, ...] | None:
+    try:
+        return custom_ids.numbers(arg)
+    except ValueError:
+        return None
+
+
+def picked(interaction: discord.Interaction) -> tuple[int, ...] | None:
+    """Read a select menu's chosen values as indexes, or None if one is not a number."""
+    data: Any = interaction.data or {}
+    raw = data.get("values") if isinstance(data, dict) else None
+    if not isinstance(raw, list) or not all(isinstance(v, str) and v.isdigit() for v in raw):
+        return None
+    return tuple(int(v) for v in raw)
+
+
+def button(
+    custom_id: str, label: str, style: Style, *, row: int | None, disabled: bool
+) -> discord.ui.Button[Any]:
+    """Make a plain button with a custom_id."""
+    return discord.ui.Button(
+        label=label, custom_id=custom_id, style=style, row=row, disabled=disabled
+    )
+
+
+class LobbyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=custom_ids.template(LOBBY_VERBS, ARG),
+):
+    """Join, Leave, Start and Add computer player on the lobby's table message."""
+
+    def __init__(
+        self,
+        table_id: str,
+        verb: str,
+        arg: str | None = None,
+        *,
+        label: str = "",
+        style: Style = Style.secondary,
+        row: int | None = None,
+    ) -> None:
+        custom_id = custom_ids.encode(table_id, 0, verb, arg)
+        super().__init__(button(custom_id, label, style, row=row, disabled=False))
+        values = _values(arg)
+        self.table_id = table_id
+        self.intent = None if values is None else lobby_intent(verb, values)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> LobbyButton:
+        """Parse the button's custom_id into its intent."""
+        return cls(match["table"], match["verb"], match["arg"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Carry out the lobby request and redraw the table message."""
+        await answers_of(interaction).lobby(interaction, self.table_id, self.intent)
+
+
+class HandButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=custom_ids.template(("hand",)),
+):
+    """My hand, on the table message: the clicker's private view, only for them."""
+
+    def __init__(self, table_id: str, *, label: str = "", row: int | None = None) -> None:
+        custom_id = custom_ids.encode(table_id, 0, "hand")
+        super().__init__(button(custom_id, label, Style.primary, row=row, disabled=False))
+        self.table_id = table_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> HandButton:
+        """Parse the button's custom_id."""
+        return cls(match["table"])
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        """Answer a member who does not play here at once, without asking the core."""
+        return bool(await answers_of(interaction).check_player(interaction, self.table_id))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Show the clicker their private view."""
+        await answers_of(interaction).hand(interaction, self.table_id)
+
+
+class RematchButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=custom_ids.template(("rematch",)),
+):
+    """Rematch, on a finished table's message: the same players, dealt at once."""
+
+    def __init__(self, table_id: str, *, label: str = "", row: int | None = None) -> None:
+        custom_id = custom_ids.encode(table_id, 0, "rematch")
+        super().__init__(button(custom_id, label, Style.success, row=row, disabled=False))
+        self.table_id = table_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> RematchButton:
+        """Parse the button's custom_id."""
+        return cls(match["table"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Open the rematch and post its table message."""
+        await answers_of(interaction).rematch(interaction, self.table_id)
+
+
+class MoveButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=custom_ids.template(MOVE_VERBS, ARG),
+):
+    """A move on a private view: Play, Swap, Pick up, Turn a card, Turn stock card, Ready."""
+
+    def __init__(
+        self,
+        table_id: str,
+        version: int,
+        verb: str,
+        arg: str | None = None,
+        *,
+        label: str = "",
+        style: Style = Style.secondary,
+        row: int | None = None,
+        disabled: bool = False,
+    ) -> None:
+        custom_id = custom_ids.encode(table_id, version, verb, arg)
+        super().__init__(button(custom_id, label, style, row=row, disabled=disabled))
+        values = _values(arg)
+        self.table_id = table_id
+        self.version = version
+        self.intent = None if values is None else move_intent(verb, values)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> MoveButton:
+        """Parse the button's custom_id into its intent."""
+        return cls(match["table"], int(match["version"]), match["verb"], match["arg"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Make the move and answer with the new private view."""
+        await answers_of(interaction).move(interaction, self.table_id, self.version, self.intent)
+
+
+class _Menu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sh:menu:never"):
+    """A select menu of the scheme: the picked options arrive with the click."""
+
+    def __init__(
+        self,
+        custom_id: str,
+        placeholder: str,
+        options: list[discord.SelectOption],
+        *,
+        row: int | None,
+        count: int = 1,
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=custom_id,
+                placeholder=placeholder,
+                options=options or [discord.SelectOption(label="-", value="0")],
+                min_values=count,
+                max_values=count,
+                row=row,
+            )
+        )
+
+
+class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
+    """Choose what to play (one of up to three menus); the Play button confirms."""
+
+    def __init__(
+        self,
+        table_id: str,
+        version: int,
+        part: int,
+        placeholder: str = "",
+        options: list[discord.SelectOption] | None = None,
+        *,
+        row: int | None = None,
+    ) -> None:
+        custom_id = custom_ids.encode(table_id, version, "sel", str(part))
+        super().__init__(custom_id, placeholder, options or [], row=row)
+        self.table_id, self.version = table_id, version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PlayMenu:
+        """Parse the menu's custom_id."""
+        values = _values(match["arg"]) or (0,)
+        return cls(match["table"], int(match["version"]), values[0])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Remember the chosen play and redraw the view with Play enabled."""
+        chosen = picked(interaction)
+        await answers_of(interaction).select(
+            interaction, self.table_id, self.version, play=chosen[0] if chosen else None
+        )
+
+
+class SwapMenu(_Menu, template=custom_ids.template(SWAP_MENU_VERBS, ARG)):
+    """One of the two swap menus; each carries the other's pending choice in its custom_id."""
+
+    def __init__(
+        self,
+        table_id: str,
+        version: int,
+        verb: str,
+        other: int | None,
+        placeholder: str = "",
+        options: list[discord.SelectOption] | None = None,
+        *,
+        row: int | None = None,
+    ) -> None:
+        arg = None if other is None else str(other)
+        custom_id = custom_ids.encode(table_id, version, verb, arg)
+        super().__init__(custom_id, placeholder, options or [], row=row)
+        self.table_id, self.version, self.verb, self.other = table_id, version, verb, other
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> SwapMenu:
+        """Parse the menu's custom_id."""
+        values = _values(match["arg"])
+        other = values[0] if values else None
+        return cls(match["table"], int(match["version"]), match["verb"], other)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Remember this side's choice (and the other's) and redraw the view."""
+        chosen = picked(interaction)
+        mine = chosen[0] if chosen else None
+        hand, face_up = (mine, self.other) if self.verb == "swh" else (self.other, mine)
+        await answers_of(interaction).select(
+            interaction, self.table_id, self.version, swap_hand=hand, swap_face_up=face_up
+        )
+
+
+class ChooseMenu(_Menu, template=custom_ids.template(("choose",))):
+    """Setup with the choose deal: pick the face-up cards, all at once."""
+
+    def __init__(
+        self,
+        table_id: str,
+        version: int,
+        placeholder: str = "",
+        options: list[discord.SelectOption] | None = None,
+        *,
+        count: int = 1,
+        row: int | None = None,
+    ) -> None:
+        custom_id = custom_ids.encode(table_id, version, "choose")
+        super().__init__(custom_id, placeholder, options or [], row=row, count=count)
+        self.table_id, self.version = table_id, version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ChooseMenu:
+        """Parse the menu's custom_id."""
+        return cls(match["table"], int(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Put the chosen cards face up."""
+        chosen = picked(interaction)
+        intent = None if chosen is None else ChooseFaceUp(chosen)
+        await answers_of(interaction).move(interaction, self.table_id, self.version, intent)
+
+
+class StackMenu(_Menu, template=custom_ids.template(("stack",))):
+    """Setup with stacking: put equal hand cards on a face-up card."""
+
+    def __init__(
+        self,
+        table_id: str,
+        version: int,
+        placeholder: str = "",
+        options: list[discord.SelectOption] | None = None,
+        *,
+        row: int | None = None,
+    ) -> None:
+        custom_id = custom_ids.encode(table_id, version, "stack")
+        super().__init__(custom_id, placeholder, options or [], row=row)
+        self.table_id, self.version = table_id, version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> StackMenu:
+        """Parse the menu's custom_id."""
+        return cls(match["table"], int(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Stack the chosen cards."""
+        chosen = picked(interaction)
+        intent = None if not chosen or len(chosen) != 1 else StackCards(chosen[0])
+        await answers_of(interaction).move(interaction, self.table_id, self.version, intent)
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    LobbyButton,
+    HandButton,
+    RematchButton,
+    MoveButton,
+    PlayMenu,
+    SwapMenu,
+    ChooseMenu,
+    StackMenu,
+)

@@ -1,0 +1,378 @@
+"""Renderers: (snapshot, viewer, locale) in, a `Rendered` message out.
+
+A renderer only reads the snapshot: it never decides a rule. The table message shows every
+seat's public cards, the pile, whose turn and the last moves; a private view shows one
+member's own cards and the controls for what they may do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.components import (
+    ChooseMenu,
+    HandButton,
+    LobbyButton,
+    MoveButton,
+    PlayMenu,
+    RematchButton,
+    StackMenu,
+    SwapMenu,
+)
+from bot.i18n import t
+from bot.words import (
+    card_text,
+    cards_text,
+    level_word,
+    names,
+    note_text,
+    pile_text,
+    play_label,
+    rules_summary,
+    seat_name,
+    some_cards_text,
+)
+from engine.cards import Card
+from engine.views import PlayerView, SeatView
+from tables.controls import controls
+from tables.outcome import Snapshot
+from tables.service import COMPUTER_LEVELS, available_levels
+
+Style = discord.ButtonStyle
+# Discord's limits: 25 options a select, 5 buttons a row.
+MAX_OPTIONS = 25
+ROW_BUTTONS = 5
+# Hand cards everyone saw picked up, shown per seat (the highest ones): six seats still fit
+# in one embed field of 1024 characters.
+KNOWN_SHOWN = 6
+LOG_SHOWN_CLOSED = 3
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a player picked in their menus but has not confirmed yet."""
+
+    play: int | None = None
+    swap_hand: int | None = None
+    swap_face_up: int | None = None
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A message to send or edit: its embeds, its components and its files.
+
+    `file_keys` fingerprint what the files were drawn from (not their bytes), so an edit
+    uploads a file again only when its inputs changed.
+    """
+
+    embeds: tuple[discord.Embed, ...]
+    view: discord.ui.View
+    files: tuple[discord.File, ...] = ()
+    file_keys: tuple[str, ...] = field(default=())
+
+    def fingerprint(self) -> str:
+        """Fingerprint the message's content, to skip writes that change nothing."""
+        content = [
+            [embed.to_dict() for embed in self.embeds],
+            self.view.to_components(),
+            list(self.file_keys),
+        ]
+        text = json.dumps(content, sort_keys=True, default=str)
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+    def send_kwargs(self) -> dict[str, Any]:
+        """Say the message as `send`/`send_message` keywords."""
+        kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view}
+        if self.files:
+            kwargs["files"] = list(self.files)
+        return kwargs
+
+    def edit_kwargs(self) -> dict[str, Any]:
+        """Say the message as `edit`/`edit_message` keywords (files replace the old ones)."""
+        kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view}
+        if self.files:
+            kwargs["attachments"] = list(self.files)
+        return kwargs
+
+
+# ---------------------------------------------------------------------- the table message
+
+
+def render_table(snapshot: Snapshot, locale: str) -> Rendered:
+    """Draw the table message: seats, pile, turn, counts, the last moves, the result."""
+    return Rendered((table_embed(snapshot, locale),), table_components(snapshot, locale))
+
+
+def table_embed(snapshot: Snapshot, locale: str) -> discord.Embed:
+    """Draw the table message's embed."""
+    title = t("Shithead table {id}", locale, id=snapshot.id)
+    embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
+    seat_names = names(snapshot, locale)
+    log = [note_text(note, snapshot, locale) for note in snapshot.log]
+    if snapshot.phase == "lobby":
+        seats = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(seat_names))
+        embed.description = t("Waiting for players. The host starts the game.", locale)
+        embed.add_field(name=t("Seats", locale), value=seats or "—", inline=False)
+        summary = rules_summary(snapshot.rules, snapshot.preset, locale)
+        embed.add_field(name=t("Rules", locale), value=summary, inline=False)
+        return embed
+    view = snapshot.public
+    if snapshot.phase == "closed" or view is None:
+        embed.description = t("This table is closed.", locale)
+        if log:
+            last = "\n".join(log[-LOG_SHOWN_CLOSED:])
+            embed.add_field(name=t("Last moves", locale), value=last, inline=False)
+        return embed
+    lines = []
+    for seat in view.seats:
+        marker = "▶ " if view.turn == seat.seat else "• "
+        lines.append(marker + seat_line(snapshot, seat, locale))
+    embed.add_field(name=t("Seats", locale), value="\n".join(lines), inline=False)
+    if snapshot.phase == "setup":
+        embed.description = t(
+            "Setup: look at your private view, arrange your cards and press Ready.", locale
+        )
+    elif snapshot.phase == "play" and view.turn is not None:
+        direction = t("clockwise", locale) if view.direction == 1 else t("anticlockwise", locale)
+        embed.description = t(
+            "{name} to play · direction {direction}",
+            locale,
+            name=seat_names[view.turn],
+            direction=direction,
+        )
+    embed.add_field(name=t("Pile", locale), value=pile_text(view, locale), inline=False)
+    counts = t(
+        "stock {stock} · burned {burned}", locale, stock=view.stock_count, burned=len(view.burned)
+    )
+    embed.add_field(name=t("Cards", locale), value=counts, inline=False)
+    if snapshot.phase == "over":
+        order = [seat_names[seat] for seat in view.finished]
+        result = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(order))
+        if view.loser is not None:
+            result += "\n" + t("💩 Shithead: {name}", locale, name=seat_names[view.loser])
+        embed.add_field(name=t("Result", locale), value=result or "—", inline=False)
+    if log:
+        embed.add_field(name=t("Last moves", locale), value="\n".join(log), inline=False)
+    return embed
+
+
+def seat_line(snapshot: Snapshot, view: SeatView, locale: str) -> str:
+    """One seat as everyone sees it: face-up cards, counts, hand cards all have seen."""
+    seat = view.seat
+    up = cards_text([card for stack in view.face_up for card in stack])
+    text = t(
+        "{name} — hand {hand} · face-up {up} · face-down {down}",
+        locale,
+        name=seat_name(snapshot, seat, locale),
+        hand=view.hand_count,
+        up=up,
+        down=view.face_down_count,
+    )
+    if view.known:
+        shown = some_cards_text(view.known, KNOWN_SHOWN, locale)
+        text += t(" · seen in hand {cards}", locale, cards=shown)
+    if snapshot.phase == "setup":
+        text += " ✅" if view.ready else " ⏳"
+    if view.place is not None:
+        text += t(" · out, place {place}", locale, place=view.place)
+    if snapshot.seats[seat].removed:
+        text += t(" · left", locale)
+    return text
+
+
+def computer_label(level: str, locale: str) -> str:
+    """Name the button that seats a computer player of a level."""
+    return t("Add computer player ({level})", locale, level=level_word(level, locale))
+
+
+def table_components(snapshot: Snapshot, locale: str) -> discord.ui.View:
+    """The table message's buttons: the lobby's, My hand while playing, Rematch at the end."""
+    view = discord.ui.View(timeout=None)
+    table_id = snapshot.id
+    if snapshot.phase == "lobby":
+        view.add_item(
+            LobbyButton(table_id, "join", label=t("Join", locale), style=Style.success, row=0)
+        )
+        view.add_item(LobbyButton(table_id, "leave", label=t("Leave", locale), row=0))
+        view.add_item(
+            LobbyButton(table_id, "start", label=t("Start", locale), style=Style.primary, row=0)
+        )
+        for level in available_levels():
+            arg = str(COMPUTER_LEVELS.index(level))
+            label = computer_label(level, locale)
+            view.add_item(LobbyButton(table_id, "addbot", arg, label=label, row=1))
+    elif snapshot.phase in ("setup", "play"):
+        view.add_item(HandButton(table_id, label=t("My hand", locale), row=0))
+    elif snapshot.phase == "over":
+        view.add_item(RematchButton(table_id, label=t("Rematch", locale), row=0))
+    return view
+
+
+# ---------------------------------------------------------------------- private views
+
+
+def render_private(
+    snapshot: Snapshot, seat: int, locale: str, where: str, selection: Selection | None = None
+) -> Rendered:
+    """Draw a member's private view: their cards, the pile, whose turn, their controls."""
+    player = snapshot.private.get(seat)
+    embed = private_embed(snapshot, seat, player, locale, where)
+    if player is None or not snapshot.open:
+        return Rendered((embed,), discord.ui.View(timeout=None))
+    return Rendered((embed,), private_components(snapshot, player, locale, selection))
+
+
+def private_embed(
+    snapshot: Snapshot, seat: int, view: PlayerView | None, locale: str, where: str
+) -> discord.Embed:
+    """Draw a member's own cards, the pile and whose turn; nothing hidden from them."""
+    version = snapshot.seats[seat].version
+    embed = discord.Embed(
+        title=t("Your cards at table {id}", locale, id=snapshot.id),
+        description=where,
+        colour=discord.Colour.blurple(),
+    )
+    embed.set_footer(text=t("table {id} · view {version}", locale, id=snapshot.id, version=version))
+    public = snapshot.public
+    if public is None:
+        embed.add_field(name=t("Turn", locale), value=t("This table is closed.", locale))
+        return embed
+    mine = public.seats[seat]
+    hand = cards_text(view.hand) if view is not None else "—"
+    embed.add_field(name=t("Hand", locale), value=hand, inline=False)
+    face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
+    embed.add_field(name=t("Face-up", locale), value=face_up, inline=True)
+    embed.add_field(name=t("Face-down", locale), value=str(mine.face_down_count), inline=True)
+    embed.add_field(name=t("Pile", locale), value=pile_text(public, locale), inline=False)
+    embed.add_field(name=t("Turn", locale), value=_status(snapshot, seat, locale), inline=False)
+    return embed
+
+
+def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
+    public = snapshot.public
+    assert public is not None
+    if snapshot.phase == "setup":
+        if public.seats[seat].ready:
+            return t("You are ready; waiting for the others.", locale)
+        return t("Setup: swap or choose your face-up cards, then press Ready.", locale)
+    if snapshot.phase in ("over", "closed"):
+        status = t("The game is over.", locale)
+        if public.loser is not None:
+            name = seat_name(snapshot, public.loser, locale)
+            status += " " + t("💩 Shithead: {name}", locale, name=name)
+        return status
+    if public.turn == seat:
+        return t("**Your turn.**", locale)
+    return t("{name} is playing.", locale, name=seat_name(snapshot, public.turn or 0, locale))
+
+
+def private_components(
+    snapshot: Snapshot, player: PlayerView, locale: str, selection: Selection | None
+) -> discord.ui.View:
+    """A player's controls now: legal plays, pick-ups, blind cards, setup choices, Ready."""
+    chosen = selection or Selection()
+    table_id = snapshot.id
+    version = snapshot.seats[player.seat].version
+    c = controls(player)
+    view = discord.ui.View(timeout=None)
+    row = 0
+    for start in range(0, len(c.plays), MAX_OPTIONS):
+        options = [
+            discord.SelectOption(
+                label=play_label(play.cards, locale),
+                value=str(index),
+                default=index == chosen.play,
+            )
+            for index, play in enumerate(c.plays[start : start + MAX_OPTIONS], start)
+        ]
+        part = start // MAX_OPTIONS
+        placeholder = t("Choose what to play", locale) if part == 0 else t("More plays", locale)
+        view.add_item(PlayMenu(table_id, version, part, placeholder, options, row=row))
+        row += 1
+    if c.swap_hand and c.swap_face_up:
+        view.add_item(_swap_menu(snapshot, version, c.swap_hand, chosen, locale, True, row))
+        view.add_item(_swap_menu(snapshot, version, c.swap_face_up, chosen, locale, False, row + 1))
+        row += 2
+    if c.choose_pool:
+        options = [
+            discord.SelectOption(label=card_text(card), value=str(index))
+            for index, card in enumerate(c.choose_pool)
+        ]
+        placeholder = t("Choose your {count} face-up cards", locale, count=c.choose_count)
+        view.add_item(
+            ChooseMenu(table_id, version, placeholder, options, count=c.choose_count, row=row)
+        )
+        row += 1
+    if c.stacks:
+        options = [
+            discord.SelectOption(
+                label=t("Stack {cards}", locale, cards=play_label(stack.cards, locale)),
+                value=str(index),
+            )
+            for index, stack in enumerate(c.stacks[:MAX_OPTIONS])
+        ]
+        placeholder = t("Stack equal cards", locale)
+        view.add_item(StackMenu(table_id, version, placeholder, options, row=row))
+        row += 1
+    buttons: list[MoveButton] = []
+
+    def move(verb: str, arg: str | None, label: str, style: Style, disabled: bool = False) -> None:
+        buttons.append(
+            MoveButton(table_id, version, verb, arg, label=label, style=style, disabled=disabled)
+        )
+
+    if c.plays:
+        # Play and Swap carry the menus' pending choice; greyed out until there is one.
+        arg = None if chosen.play is None else str(chosen.play)
+        move("play", arg, t("Play", locale), Style.success, arg is None)
+    if c.swap_hand and c.swap_face_up:
+        both = chosen.swap_hand is not None and chosen.swap_face_up is not None
+        arg = f"{chosen.swap_hand}.{chosen.swap_face_up}" if both else None
+        move("swap", arg, t("Swap", locale), Style.primary, arg is None)
+    for index, pickup in enumerate(c.pickups):
+        label = (
+            t("Pick up (put {card} on the pile)", locale, card=card_text(pickup.add))
+            if pickup.add is not None
+            else t("Pick up the pile", locale)
+        )
+        move("pickup", str(index), label, Style.danger)
+    if c.stock is not None:
+        move("stock", None, t("Turn stock card", locale), Style.secondary)
+    if c.ready is not None:
+        move("ready", None, t("Ready", locale), Style.success)
+    for index, flip in enumerate(c.flips):
+        label = t("Turn face-down card {n}", locale, n=flip.index + 1)
+        move("flip", str(index), label, Style.primary)
+    for number, each in enumerate(buttons):
+        each.item.row = row + number // ROW_BUTTONS
+        view.add_item(each)
+    return view
+
+
+def _swap_menu(
+    snapshot: Snapshot,
+    version: int,
+    cards: Sequence[Card],
+    chosen: Selection,
+    locale: str,
+    hand: bool,
+    row: int,
+) -> SwapMenu:
+    """One of the two swap menus; each carries the other's choice in its custom_id."""
+    if hand:
+        verb, mine, other = "swh", chosen.swap_hand, chosen.swap_face_up
+        placeholder = t("Hand card to put face up", locale)
+    else:
+        verb, mine, other = "swf", chosen.swap_face_up, chosen.swap_hand
+        placeholder = t("Face-up card to take into your hand", locale)
+    options = [
+        discord.SelectOption(label=card_text(card), value=str(index), default=index == mine)
+        for index, card in enumerate(cards[:MAX_OPTIONS])
+    ]
+    return SwapMenu(snapshot.id, version, verb, other, placeholder, options, row=row)

@@ -1,0 +1,299 @@
+"""Put the core's data into words, in a given language: cards, notes, refusals, rules.
+
+Nothing is translated at import: every function takes the reader's locale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot.i18n import t
+from engine.actions import Flip, PickUp, Play, PlayStock
+from engine.cards import JOKER, Card, parse_card, parse_rank, rank_name
+from engine.errors import ErrorCode
+from engine.pile import Constraint
+from engine.rules import RuleSet
+from engine.views import TableView
+from tables.errors import TableError
+from tables.notes import Note
+from tables.outcome import SeatSnapshot, Snapshot
+
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def rank_word(rank: int, locale: str) -> str:
+    """Name a rank in words: "7", "queen", "joker"."""
+    words = {
+        11: t("jack", locale),
+        12: t("queen", locale),
+        13: t("king", locale),
+        14: t("ace", locale),
+        JOKER: t("joker", locale),
+    }
+    return words.get(rank, rank_name(rank))
+
+
+def card_text(card: Card) -> str:
+    """Write a card with its suit symbol: 10♥, Q♠, 🃏."""
+    if card.rank == JOKER:
+        return "🃏"
+    return f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit or 'S']}"
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    """Write cards separated by spaces, or a dash when there are none."""
+    return " ".join(card_text(card) for card in cards) or "—"
+
+
+def some_cards_text(cards: Sequence[Card], limit: int, locale: str) -> str:
+    """Write the `limit` highest of `cards` (sorted) and say how many more there are."""
+    if len(cards) <= limit:
+        return cards_text(cards)
+    more = len(cards) - limit
+    return t("{cards} and {more} more", locale, cards=cards_text(cards[-limit:]), more=more)
+
+
+def play_label(cards: Sequence[Card], locale: str) -> str:
+    """Describe a play for a menu: "two 7s (7♣ 7♥)", "run 5♥ 6♥ 7♥"."""
+    if len({card.rank for card in cards}) > 1:
+        return t("run {cards}", locale, cards=cards_text(cards))
+    rank = rank_word(cards[0].rank, locale)
+    if len(cards) == 1:
+        return t("a {rank} ({cards})", locale, rank=rank, cards=cards_text(cards))
+    return t(
+        "{count} × {rank} ({cards})", locale, count=len(cards), rank=rank, cards=cards_text(cards)
+    )
+
+
+def constraint_text(constraint: Constraint, locale: str) -> str:
+    """Say what may go on the pile: "anything", "7 or higher", "lower than 7"."""
+    rank = rank_word(constraint.value, locale) if constraint.value else ""
+    if constraint.kind == "at_least":
+        text = t("{rank} or higher", locale, rank=rank)
+    elif constraint.kind == "lower":
+        text = t("lower than {rank}", locale, rank=rank)
+    elif constraint.kind == "lower_equal":
+        text = t("{rank} or lower", locale, rank=rank)
+    else:
+        text = t("anything", locale)
+    if constraint.blocked:
+        blocked = ", ".join(rank_word(r, locale) for r in sorted(constraint.blocked))
+        text = t("{text}, but no {blocked}", locale, text=text, blocked=blocked)
+    return text
+
+
+def pile_text(table: TableView, locale: str) -> str:
+    """Describe the pile's top card and what may follow it."""
+    top = table.pile_top
+    if top is None:
+        return t("empty — play anything", locale)
+    return t(
+        "{top} ({count} cards) — play {allowed}",
+        locale,
+        top=card_text(top),
+        count=len(table.pile),
+        allowed=constraint_text(table.constraint, locale),
+    )
+
+
+def computer_number(seats: Sequence[SeatSnapshot], seat: int) -> int:
+    """Count a computer seat among the computer seats: the first one is 1."""
+    return sum(1 for other in seats[: seat + 1] if other.computer is not None)
+
+
+def seat_name(snapshot: Snapshot, seat: int, locale: str) -> str:
+    """Name a seat: a member's display name, or "Computer 2 (expert)"."""
+    each = snapshot.seats[seat]
+    if each.computer is None:
+        return each.name
+    return t(
+        "Computer {number} ({level})",
+        locale,
+        number=computer_number(snapshot.seats, seat),
+        level=level_word(each.computer, locale),
+    )
+
+
+def level_word(level: str, locale: str) -> str:
+    """Name a computer level in words."""
+    words = {"basic": t("basic", locale), "expert": t("expert", locale)}
+    return words.get(level, level)
+
+
+def names(snapshot: Snapshot, locale: str) -> list[str]:
+    """Name every seat, in seat order."""
+    return [seat_name(snapshot, seat.seat, locale) for seat in snapshot.seats]
+
+
+def _who(note: Note, snapshot: Snapshot, locale: str) -> str:
+    seat = note.params.get("seat")
+    if isinstance(seat, int) and 0 <= seat < len(snapshot.seats):
+        return seat_name(snapshot, seat, locale)
+    return str(note.params.get("name", "?"))
+
+
+def note_text(note: Note, snapshot: Snapshot, locale: str) -> str:
+    """Put one log note into a line: "Ana burned the pile with a 10"."""
+    p: Mapping[str, Any] = note.params
+    who = _who(note, snapshot, locale)
+    code = note.code
+    if code == "revealed":
+        what = (
+            t("a face-down card", locale)
+            if p.get("zone") == "face_down"
+            else t("the stock card", locale)
+        )
+        card = card_text(parse_card(str(p["card"])))
+        return t("{name} turned {what}: {card}", locale, name=who, what=what, card=card)
+    if code == "played":
+        where = t(" from the face-up cards", locale) if p.get("zone") == "face_up" else ""
+        cards = cards_text([parse_card(str(c)) for c in p.get("cards", [])])
+        return t("{name} played {cards}{where}", locale, name=who, cards=cards, where=where)
+    if code == "burned":
+        if p.get("card"):
+            rank = rank_word(parse_card(str(p["card"])).rank, locale)
+            return t("{name} burned the pile with a {rank}", locale, name=who, rank=rank)
+        return t("{name} burned the pile with four of a kind", locale, name=who)
+    if code == "picked_up":
+        return t("{name} picked up the pile ({count} cards)", locale, name=who, count=p["count"])
+    if code == "skipped":
+        skipped = ", ".join(seat_name(snapshot, int(s), locale) for s in p.get("seats", []))
+        return t("{names} skipped", locale, names=skipped)
+    simple = {
+        "reversed": "the direction of play reversed",
+        "went_out": "{name} is out (place {place})",
+        "shithead": "{name} is the Shithead!",
+        "ready": "{name} is ready",
+        "leads": "{name} leads",
+        "dealt": "The cards are dealt. Get ready!",
+        "left": "{name} left the game",
+        "kicked": "{name} was removed from the game",
+        "kicked_lobby": "{name} was removed from the table",
+        "ended": "{name} ended the table",
+        "lobby_closed": "The lobby closed: nobody started a game.",
+        "timed_out": "{name} ran out of time; the bot played for them",
+        "idle_out": "{name} missed {count} turns in a row and is out",
+    }
+    if code in simple:
+        values = {key: value for key, value in p.items() if key not in ("seat", "name")}
+        return t(simple[code], locale, name=who, **values)
+    return code
+
+
+def _refusal_words(error: TableError, locale: str) -> str:
+    """Put an engine refusal into friendly words: "a 5 can't go on a queen"."""
+    code = error.params.get("error")
+    action = error.params.get("action")
+    table = error.params.get("table")
+    top = table.pile_top if isinstance(table, TableView) else None
+    if code == ErrorCode.CANNOT_BEAT and isinstance(action, Play) and top is not None:
+        assert isinstance(table, TableView)
+        return t(
+            "a {card} can't go on a {top}: play {allowed}",
+            locale,
+            card=rank_word(action.cards[0].rank, locale),
+            top=rank_word(top.rank, locale),
+            allowed=constraint_text(table.constraint, locale),
+        )
+    words = {
+        ErrorCode.NOT_YOUR_TURN: "it isn't your turn",
+        ErrorCode.WRONG_PHASE: "that move isn't possible at this point of the game",
+        ErrorCode.NOT_HELD: "you don't hold that card any more",
+        ErrorCode.MIXED_RANKS: "cards played together must have the same rank",
+        ErrorCode.CANNOT_BEAT: "that card can't go on the pile",
+        ErrorCode.PICKUP_NOT_ALLOWED: "you can't pick up the pile now",
+    }
+    if code in words:
+        return t(words[ErrorCode(code)], locale)
+    if isinstance(action, PickUp | Flip | PlayStock):
+        return t("that move isn't allowed now", locale)
+    return t("that move isn't allowed", locale)
+
+
+def refusal(error: TableError, locale: str, snapshot: Snapshot | None = None) -> str:
+    """Put a refusal of the core into one friendly sentence for the asker."""
+    p = error.params
+    code = error.code
+    if code == "illegal":
+        return _refusal_words(error, locale)
+    if code == "not_your_turn":
+        seat = p.get("seat")
+        if snapshot is not None and isinstance(seat, int) and 0 <= seat < len(snapshot.seats):
+            name = seat_name(snapshot, seat, locale)
+            return t("It isn't your turn: {name} is playing.", locale, name=name)
+        return t("It isn't your turn.", locale)
+    if code == "no_such_level":
+        return t("There is no {level} computer player yet.", locale, level=p.get("level"))
+    words = {
+        "table_ended": "This table has ended.",
+        "no_table": "There is no table in this channel. Open one with `create`.",
+        "channel_busy": "This channel already has a table. Use another channel for another game.",
+        "rematch_too_old": "That game is too old for a rematch. Open a new table.",
+        "rematch_not_player": "Only the players of that game can ask for a rematch.",
+        "already_seated": "You already sit at this table.",
+        "table_full": "The table is full ({count} players).",
+        "add_computer_not_seated": "Only players at this table can add computer players.",
+        "not_seated": "You don't sit at this table.",
+        "member_not_seated": "That member doesn't sit at this table.",
+        "host_only": "Only the host can start the game.",
+        "host_or_moderator": "Only the host or a moderator can do that.",
+        "player_count": "These rules need {low} to {high} players; the table has {count}.",
+        "already_started": "The game has already started.",
+        "not_playing": "You're not playing at this table.",
+        "not_started": "The game hasn't started yet.",
+        "stale_view": "That was an old view. Use your latest one.",
+        "move_gone": "That move isn't available any more.",
+    }
+    if code in words:
+        return t(words[code], locale, **p)
+    return t("That can't be done now.", locale)
+
+
+POWER_WORDS = {
+    "anywhere": "plays on anything",
+    "fits": "must fit",
+    "reset": "resets",
+    "glass": "is see-through",
+    "lower": "next lower",
+    "lower_equal": "next lower or equal",
+    "burn": "burns",
+    "reverse": "reverses",
+    "skip": "skips",
+}
+
+
+def rules_summary(rules: RuleSet, preset: str, locale: str) -> str:
+    """Sum up a rule set in a few lines for the lobby."""
+    powers = ", ".join(
+        f"{rank_word(parse_rank(name), locale)}: "
+        + "/".join(t(POWER_WORDS[word], locale) for word in (power.effects or (power.play,)))
+        for name, power in rules.powers.items()
+    )
+    lines = [
+        t("Preset: {preset}", locale, preset=preset),
+        t(
+            "{decks} deck(s), {jokers} joker(s) a deck; {down} face-down, {up} face-up, "
+            "{hand} in hand",
+            locale,
+            decks=rules.decks,
+            jokers=rules.jokers,
+            down=rules.table_cards,
+            up=rules.table_cards,
+            hand=rules.hand_size,
+        ),
+        t("Powers: {powers}", locale, powers=powers or t("none", locale)),
+        t("{low} to {high} players", locale, low=rules.min_players, high=rules.max_players),
+    ]
+    extras = [
+        (rules.deal == "choose", "players choose their face-up cards"),
+        (rules.stacking, "stacking"),
+        (rules.runs, "runs"),
+        (rules.play_from_stock, "playing from the stock"),
+        (not rules.voluntary_pickup, "pick up only when you can't play"),
+        (rules.mode == "winner", "the first player out wins"),
+    ]
+    chosen = [t(text, locale) for wanted, text in extras if wanted]
+    if chosen:
+        lines.append(t("Also: {extras}", locale, extras=", ".join(chosen)))
+    return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""Notes: what happened at a table as data (a code and its parameters), never as words.
+
+The move log and the notices of an outcome are notes. A note names a player by seat
+(`seat`, `seats`), or by display name (`name`) for someone with no seat, so it is shown with
+the seat's name in the reader's language; cards are written in the engine's notation
+(`10H`, `JK`) and put into words only when shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import Card
+from engine.events import (
+    Burned,
+    Event,
+    GameOver,
+    MarkedReady,
+    PickedUp,
+    Played,
+    PlayStarted,
+    Revealed,
+    Reversed,
+    Skipped,
+    WentOut,
+)
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing that happened or should be said: `code` names it, `params` fill it in."""
+
+    code: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Write the note."""
+        return {"code": self.code, "params": dict(self.params)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Note:
+        """Read a note written by `to_json`."""
+        return cls(str(data["code"]), dict(data.get("params") or {}))
+
+
+def _cards(cards: Sequence[Card]) -> list[str]:
+    return [str(card) for card in cards]
+
+
+def notes_of(events: Sequence[Event]) -> list[Note]:
+    """Turn what `apply` returned into log notes ("Ana burned the pile with a 10")."""
+    notes: list[Note] = []
+    revealed = False
+    last_played: tuple[Card, ...] = ()
+    for event in events:
+        if isinstance(event, Revealed):
+            revealed = True
+            notes.append(
+                Note(
+                    "revealed",
+                    {"seat": event.player, "zone": event.zone, "card": str(event.card)},
+                )
+            )
+        elif isinstance(event, Played):
+            last_played = event.cards
+            # A turned card that could be played is told by its "revealed" note already.
+            if not revealed:
+                notes.append(
+                    Note(
+                        "played",
+                        {"seat": event.player, "cards": _cards(event.cards), "zone": event.zone},
+                    )
+                )
+        elif isinstance(event, Burned):
+            burner = str(last_played[-1]) if event.reason == "power" and last_played else None
+            notes.append(Note("burned", {"seat": event.player, "card": burner}))
+        elif isinstance(event, PickedUp):
+            notes.append(Note("picked_up", {"seat": event.player, "count": event.count}))
+        elif isinstance(event, Skipped):
+            notes.append(Note("skipped", {"seats": list(event.players)}))
+        elif isinstance(event, Reversed):
+            notes.append(Note("reversed"))
+        elif isinstance(event, WentOut):
+            notes.append(Note("went_out", {"seat": event.player, "place": event.place}))
+        elif isinstance(event, GameOver) and event.loser is not None:
+            notes.append(Note("shithead", {"seat": event.loser}))
+        elif isinstance(event, MarkedReady):
+            notes.append(Note("ready", {"seat": event.player}))
+        elif isinstance(event, PlayStarted):
+            notes.append(Note("leads", {"seat": event.first}))
+    return notes

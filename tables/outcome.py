@@ -1,0 +1,120 @@
+"""What the core gives back: a frozen snapshot of a table, and an outcome of a request."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine.events import Event
+from engine.rules import RuleSet
+from engine.views import PlayerView, TableView, player_view, table_view
+from tables.model import Phase, Table
+from tables.notes import Note
+
+
+@dataclass(frozen=True)
+class SeatSnapshot:
+    """One seat as the shell shows it."""
+
+    seat: int
+    user_id: int
+    name: str
+    computer: str | None
+    removed: bool
+    version: int
+
+    @property
+    def automatic(self) -> bool:
+        """Say whether the bot plays this seat."""
+        return self.computer is not None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A table at one moment, for renderers: nothing in it changes afterwards.
+
+    `public` is what a spectator sees; `private` holds each seated member's own view (their
+    hand and legal actions), to be shown to that member only.
+    """
+
+    id: str
+    guild_id: int
+    channel_id: int
+    host_id: int
+    preset: str
+    rules: RuleSet
+    phase: Phase
+    version: int
+    seats: tuple[SeatSnapshot, ...]
+    log: tuple[Note, ...]
+    public: TableView | None
+    private: Mapping[int, PlayerView]
+    ended_reason: str | None
+
+    @property
+    def open(self) -> bool:
+        """Say whether the table is still in its lobby or game."""
+        return self.phase in ("lobby", "setup", "play")
+
+    @property
+    def names(self) -> list[str]:
+        """Name every seat, in seat order."""
+        return [seat.name for seat in self.seats]
+
+    @property
+    def turn(self) -> int | None:
+        """Return the seat to play, in the play phase."""
+        return self.public.turn if self.public is not None else None
+
+    def seat_of(self, user_id: int) -> int | None:
+        """Return a member's seat, if they sit here."""
+        for seat in self.seats:
+            if seat.computer is None and seat.user_id == user_id:
+                return seat.seat
+        return None
+
+    def humans(self) -> list[int]:
+        """Return the seats of members, removed ones included."""
+        return [seat.seat for seat in self.seats if seat.computer is None]
+
+
+def snapshot(table: Table) -> Snapshot:
+    """Freeze a table for rendering: the public view and each seated member's own view."""
+    game = table.game
+    private: dict[int, PlayerView] = {}
+    if game is not None:
+        for index, seat in enumerate(table.seats):
+            if seat.computer is None and not seat.removed:
+                private[index] = player_view(game, index)
+    return Snapshot(
+        id=table.id,
+        guild_id=table.guild_id,
+        channel_id=table.channel_id,
+        host_id=table.host_id,
+        preset=table.preset,
+        rules=table.rules,
+        phase=table.phase,
+        version=table.version,
+        seats=tuple(
+            SeatSnapshot(i, s.user_id, s.name, s.computer, s.removed, s.version)
+            for i, s in enumerate(table.seats)
+        ),
+        log=tuple(table.log),
+        public=table_view(game) if game is not None else None,
+        private=private,
+        ended_reason=table.ended_reason,
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a request or a timer did: engine events, notices to say, the table afterwards.
+
+    `actor` is the seat whose own request it was (its answer shows the new state), or None
+    for the bot's own doing (timers, computer players, restores).
+    """
+
+    snapshot: Snapshot
+    events: tuple[Event, ...] = ()
+    notices: tuple[Note, ...] = ()
+    actor: int | None = None

@@ -1,0 +1,43 @@
+"""What the core needs from outside: somewhere to keep tables, someone to tell of outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from tables.model import Table
+from tables.outcome import Outcome
+
+
+@dataclass(frozen=True)
+class StoredState:
+    """A running table as stored: its id and its JSON text, not yet read."""
+
+    table_id: str
+    text: str
+
+
+class TableStore(Protocol):
+    """Where tables are kept between actions and recorded at the end."""
+
+    async def save(self, table: Table) -> None:
+        """Write a running table."""
+
+    async def finish(self, table: Table) -> None:
+        """Record a finished game and forget the running table."""
+
+    async def delete(self, table_id: str) -> None:
+        """Forget a table that ended without a result."""
+
+    async def load(self) -> list[StoredState]:
+        """Read every running table that is not marked unreadable."""
+
+    async def mark_unreadable(self, table_id: str, reason: str) -> None:
+        """Set a table that cannot be read aside, with the reason, so start-up skips it."""
+
+
+class OutcomeSink(Protocol):
+    """The shell: told of every outcome, so it can redraw and notify (never calls back)."""
+
+    def published(self, outcome: Outcome) -> None:
+        """Take an outcome (soon drawn, coalesced with later ones)."""

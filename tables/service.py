@@ -1,0 +1,561 @@
+"""The table service: every table of the bot, its requests, its timers, its persistence.
+
+Every change to a table happens under that table's lock, bumps its version (so stale clicks
+are recognised), is persisted, and is published to the sink as an outcome. Timers run as one
+task per table and resume from stored deadlines after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+from engine.actions import Action, Resign
+from engine.errors import IllegalAction
+from engine.events import Event, PlayStarted, TurnPassed
+from engine.game import Game
+from engine.rules import RulesError
+from engine.strategies import get_strategy, strategy_names
+from tables import autoplay, controls
+from tables.errors import TableError
+from tables.intents import (
+    AddComputer,
+    End,
+    GameIntent,
+    Intent,
+    Join,
+    Kick,
+    Leave,
+    Look,
+    Member,
+    Rematch,
+    Start,
+)
+from tables.model import Seat, Table, TableConfig
+from tables.notes import Note, notes_of
+from tables.outcome import Outcome, snapshot
+from tables.ports import OutcomeSink, TableStore
+from tables.timers import Plan, Timing, plan
+
+log = logging.getLogger(__name__)
+
+COMPUTER_LEVELS = ("basic", "expert")
+LOG_LINES = 6
+# Finished tables kept for rematches.
+ENDED_KEPT = 200
+# A timer whose work failed (the store, say) tries again after this long.
+RETRY_SECONDS = 5.0
+
+Sleeper = Callable[[float], Awaitable[None]]
+
+
+def available_levels() -> list[str]:
+    """Name the computer-player levels the engine offers now."""
+    return [level for level in COMPUTER_LEVELS if level in strategy_names()]
+
+
+class TableService:
+    """Every table of the bot, keyed by id; requests in, outcomes out."""
+
+    def __init__(
+        self,
+        *,
+        store: TableStore | None = None,
+        sink: OutcomeSink | None = None,
+        timing: Timing | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Sleeper = asyncio.sleep,
+        seeds: Callable[[], int] | None = None,
+        strategies: autoplay.StrategyFactory = get_strategy,
+    ) -> None:
+        self.store = store
+        self.sink = sink
+        self.timing = timing or Timing()
+        self.clock = clock
+        self.sleep = sleep
+        self.seeds = seeds or (lambda: random.randrange(2**31))
+        self.strategies = strategies
+        self.tables: dict[str, Table] = {}
+        self.ended: dict[str, Table] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._timers: dict[str, asyncio.Task[None]] = {}
+        self._create_lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ lookups
+
+    def in_channel(self, channel_id: int) -> Table | None:
+        """Return the open table of a channel."""
+        for table in self.tables.values():
+            if table.channel_id == channel_id and table.open:
+                return table
+        return None
+
+    def get(self, table_id: str) -> Table:
+        """Return an open table, or refuse: it has ended."""
+        table = self.tables.get(table_id)
+        if table is None or not table.open:
+            raise TableError("table_ended")
+        return table
+
+    def find(self, table_id: str) -> Table | None:
+        """Return a table, open or recently ended."""
+        return self.tables.get(table_id) or self.ended.get(table_id)
+
+    def channel_table(self, channel_id: int) -> Table:
+        """Return the channel's open table, or refuse."""
+        table = self.in_channel(channel_id)
+        if table is None:
+            raise TableError("no_table")
+        return table
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        """Return the lock that serialises a table's requests."""
+        return self._locks.setdefault(table_id, asyncio.Lock())
+
+    # ------------------------------------------------------------------ requests
+
+    async def create(
+        self, guild_id: int, channel_id: int, host: Member, config: TableConfig
+    ) -> Outcome:
+        """Open a lobby in a channel, with the host seated."""
+        async with self._create_lock:
+            if self.in_channel(channel_id) is not None:
+                raise TableError("channel_busy")
+            table = self._new_table(guild_id, channel_id, host, config)
+            async with self.lock(table.id):
+                await self._changed(table)
+                return self._publish(table, actor=0)
+
+    async def submit(
+        self, table_id: str, member: Member, intent: Intent, version: int = 0
+    ) -> Outcome:
+        """Carry out a member's request, or refuse it with a `TableError`."""
+        if isinstance(intent, Rematch):
+            return await self._rematch(table_id, member)
+        async with self.lock(table_id):
+            table = self.get(table_id)
+            if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End):
+                events = await self._lobby(table, member, intent)
+                return self._publish(table, events, actor=table.seat_of(member.user_id))
+            seat = self._player_seat(table, member.user_id, version)
+            if isinstance(intent, Look):
+                return Outcome(snapshot(table), actor=seat)
+            events = await self._act(table, seat, intent)
+            return self._publish(table, events, actor=seat)
+
+    def _player_seat(self, table: Table, user_id: int, version: int) -> int:
+        """Find the clicking player's seat: refuse non-players, other turns, old views."""
+        seat = table.seat_of(user_id)
+        game = table.game
+        if seat is None or table.seats[seat].removed:
+            raise TableError("not_playing")
+        if game is None:
+            raise TableError("not_started")
+        if seat not in game.to_act():
+            raise TableError("not_your_turn", seat=game.turn)
+        if table.seats[seat].version != version:
+            raise TableError("stale_view")
+        return seat
+
+    async def _act(self, table: Table, seat: int, intent: GameIntent) -> list[Event]:
+        """Resolve a player's intent against their view and let the engine carry it out."""
+        game = table.game
+        assert game is not None
+        view = table.view(seat)
+        action = controls.resolve(view, intent)
+        if action is None:
+            raise TableError("move_gone")
+        try:
+            events = game.apply(action)
+        except IllegalAction as error:
+            raise TableError("illegal", error=error.code, action=action, table=view.table) from None
+        table.seats[seat].timeouts = 0
+        await self._after(table, seat, events)
+        return events
+
+    # ------------------------------------------------------------------ the lobby
+
+    async def _lobby(self, table: Table, member: Member, intent: Intent) -> list[Event]:
+        """Carry out a lobby or host request."""
+        if isinstance(intent, Join):
+            self._check_lobby(table)
+            if table.seat_of(member.user_id) is not None:
+                raise TableError("already_seated")
+            self._check_room(table)
+            table.seats.append(Seat(member.user_id, member.name))
+        elif isinstance(intent, AddComputer):
+            self._check_lobby(table)
+            if table.seat_of(member.user_id) is None and not member.moderator:
+                raise TableError("add_computer_not_seated")
+            if intent.level not in available_levels():
+                raise TableError("no_such_level", level=intent.level)
+            self._check_room(table)
+            # A computer seat has no name of its own: the shell names it in the reader's words.
+            table.seats.append(Seat(0, "", computer=intent.level))
+        elif isinstance(intent, Leave):
+            seat = table.seat_of(member.user_id)
+            if seat is None or table.seats[seat].removed:
+                raise TableError("not_seated")
+            if table.phase == "lobby":
+                self._unseat(table, seat)
+            else:
+                return await self._remove(table, seat, Note("left", {"seat": seat}))
+        elif isinstance(intent, Kick):
+            self._check_host(table, member)
+            seat = table.seat_of(intent.user_id)
+            if seat is None or table.seats[seat].removed:
+                raise TableError("member_not_seated")
+            name = table.seats[seat].name
+            if table.phase == "lobby":
+                self._unseat(table, seat)
+                self._note(table, Note("kicked_lobby", {"name": name}))
+            else:
+                return await self._remove(table, seat, Note("kicked", {"seat": seat}))
+        elif isinstance(intent, End):
+            self._check_host(table, member)
+            self._note(table, Note("ended", {"name": member.name}))
+            await self._close(table, "ended")
+            return []
+        elif isinstance(intent, Start):
+            self._check_lobby(table)
+            if member.user_id != table.host_id:
+                raise TableError("host_only")
+            count = len(table.seats)
+            try:
+                table.rules.check_players(count)
+            except RulesError:
+                raise TableError(
+                    "player_count",
+                    low=table.rules.min_players,
+                    high=table.rules.max_players,
+                    count=count,
+                ) from None
+            self._deal(table)
+        await self._changed(table)
+        return []
+
+    async def _rematch(self, old_id: str, member: Member) -> Outcome:
+        """Open a lobby with the players of a finished table and deal at once."""
+        old = self.ended.get(old_id)
+        if old is None:
+            raise TableError("rematch_too_old")
+        if old.seat_of(member.user_id) is None:
+            raise TableError("rematch_not_player")
+        config = TableConfig(old.rules, old.preset, old.turn_seconds, old.idle_turns)
+        async with self._create_lock:
+            if self.in_channel(old.channel_id) is not None:
+                raise TableError("channel_busy")
+            table = self._new_table(old.guild_id, old.channel_id, member, config)
+            kept = [i for i, seat in enumerate(old.seats) if not seat.removed]
+            table.seats = [
+                Seat(old.seats[i].user_id, old.seats[i].name, old.seats[i].computer) for i in kept
+            ]
+            table.host_id = member.user_id
+            loser = old.game.loser if old.game else None
+            table.previous_loser = kept.index(loser) if loser in kept else None
+            self.ended.pop(old_id, None)
+            async with self.lock(table.id):
+                self._deal(table)
+                await self._changed(table)
+                return self._publish(table, actor=table.seat_of(member.user_id))
+
+    def _new_table(
+        self, guild_id: int, channel_id: int, host: Member, config: TableConfig
+    ) -> Table:
+        """Make a lobby with the host seated and register it."""
+        now = self.clock()
+        table = Table(
+            id=self._new_id(),
+            guild_id=guild_id,
+            channel_id=channel_id,
+            host_id=host.user_id,
+            preset=config.preset,
+            rules=config.rules,
+            seed=self.seeds(),
+            turn_seconds=self.timing.turn_seconds or config.turn_seconds,
+            idle_turns=config.idle_turns,
+            seats=[Seat(host.user_id, host.name)],
+            created_at=now,
+            deadline=now + self.timing.lobby_seconds,
+        )
+        self.tables[table.id] = table
+        return table
+
+    def _deal(self, table: Table) -> None:
+        """Deal the cards: the game starts in its setup phase."""
+        table.game = Game.deal(
+            table.rules, len(table.seats), seed=table.seed, previous_loser=table.previous_loser
+        )
+        table.started_at = self.clock()
+        table.deadline = table.started_at + self.timing.setup_seconds
+        self._note(table, Note("dealt"))
+        self._bump(table, None)
+
+    def _check_lobby(self, table: Table) -> None:
+        if table.phase != "lobby":
+            raise TableError("already_started")
+
+    def _check_room(self, table: Table) -> None:
+        if len(table.seats) >= table.rules.max_players:
+            raise TableError("table_full", count=table.rules.max_players)
+
+    def _check_host(self, table: Table, member: Member) -> None:
+        if member.user_id != table.host_id and not member.moderator:
+            raise TableError("host_or_moderator")
+
+    def _unseat(self, table: Table, seat: int) -> None:
+        """Take a seat out of the lobby; a leaving host hands over to the next member."""
+        gone = table.seats.pop(seat)
+        if gone.user_id == table.host_id and gone.computer is None:
+            humans = table.humans()
+            if humans:
+                table.host_id = table.seats[humans[0]].user_id
+        table.deadline = self.clock() + self.timing.lobby_seconds
+        self._bump(table, None)
+
+    async def _remove(self, table: Table, seat: int, note: Note) -> list[Event]:
+        """Take a seat out of a running game: the engine makes them the loser and ends it."""
+        assert table.game is not None
+        table.seats[seat].removed = True
+        self._note(table, note)
+        events = table.game.apply(Resign(seat))
+        await self._after(table, seat, events)
+        return events
+
+    # ------------------------------------------------------------------ after a change
+
+    async def _after(self, table: Table, seat: int | None, events: Sequence[Event]) -> None:
+        """Record what an action did, start a turn's clock, end the game, persist."""
+        for note in notes_of(events):
+            self._note(table, note)
+        self._bump(table, seat)
+        if any(isinstance(e, PlayStarted | TurnPassed) for e in events):
+            table.deadline = self.clock() + table.turn_seconds
+            table.reminded = False
+        game = table.game
+        if game is not None and game.over:
+            table.deadline = None
+            await self._finish(table, game.end_reason or "out")
+            return
+        await self._changed(table)
+
+    def _note(self, table: Table, note: Note) -> None:
+        table.log.append(note)
+        del table.log[:-LOG_LINES]
+
+    def _bump(self, table: Table, seat: int | None) -> None:
+        """Count a change: the table's version, and the views it makes stale.
+
+        In setup every player acts on their own cards, so one player's step leaves the
+        others' views current; any other change makes every view stale.
+        """
+        table.version += 1
+        in_setup = table.phase == "setup"
+        for index, each in enumerate(table.seats):
+            if not in_setup or seat is None or index == seat:
+                each.version += 1
+
+    async def _changed(self, table: Table) -> None:
+        """Keep the timer and the store up to date after a change."""
+        if table.phase == "lobby" and not table.humans():
+            await self._close(table, "abandoned")
+            return
+        self._schedule(table)
+        await self._persist(table)
+
+    def _publish(
+        self,
+        table: Table,
+        events: Sequence[Event] = (),
+        notices: Sequence[Note] = (),
+        actor: int | None = None,
+    ) -> Outcome:
+        """Tell the sink what happened and return the same outcome."""
+        outcome = Outcome(snapshot(table), tuple(events), tuple(notices), actor)
+        if self.sink is not None:
+            self.sink.published(outcome)
+        return outcome
+
+    # ------------------------------------------------------------------ endings
+
+    async def _finish(self, table: Table, reason: str) -> None:
+        table.ended_reason = reason
+        table.ended_at = self.clock()
+        self._forget(table)
+        if self.store is not None:
+            await self.store.finish(table)
+
+    async def _close(self, table: Table, reason: str) -> None:
+        table.closed = True
+        table.ended_reason = reason
+        table.ended_at = self.clock()
+        table.deadline = None
+        self._bump(table, None)
+        self._forget(table)
+        if self.store is not None:
+            await self.store.delete(table.id)
+
+    def _forget(self, table: Table) -> None:
+        """Drop a table that ended from the running ones; keep it a while for rematches."""
+        self.tables.pop(table.id, None)
+        self._locks.pop(table.id, None)
+        self.ended[table.id] = table
+        timer = self._timers.pop(table.id, None)
+        if timer is not None and timer is not asyncio.current_task():
+            timer.cancel()
+        while len(self.ended) > ENDED_KEPT:
+            self.ended.pop(next(iter(self.ended)))
+
+    async def _persist(self, table: Table) -> None:
+        if self.store is not None:
+            await self.store.save(table)
+
+    # ------------------------------------------------------------------ timers
+
+    def _schedule(self, table: Table, retry: Plan | None = None) -> None:
+        """(Re)start the table's timer task for its current state."""
+        current = asyncio.current_task()
+        old = self._timers.pop(table.id, None)
+        if old is not None and old is not current:
+            old.cancel()
+        planned = retry or plan(table, self.clock(), self.timing)
+        if planned is None:
+            return
+        self._timers[table.id] = asyncio.create_task(
+            self._fire(table.id, table.version, planned), name=f"table-{table.id}-timer"
+        )
+
+    async def _fire(self, table_id: str, version: int, planned: Plan) -> None:
+        """Wait for the planned moment and carry it out if the table has not moved since."""
+        await self.sleep(max(0.0, planned.when - self.clock()))
+        table = self.tables.get(table_id)
+        if table is None or not table.open or table.version != version:
+            return
+        try:
+            move: Action | None = None
+            if planned.kind == "auto" and planned.seat is not None:
+                view = table.view(planned.seat)
+                strategy = table.seats[planned.seat].computer or autoplay.TIMEOUT_STRATEGY
+                move = await asyncio.to_thread(
+                    autoplay.choose,
+                    view,
+                    strategy,
+                    table.seed + version,
+                    table_id=table_id,
+                    factory=self.strategies,
+                )
+            async with self.lock(table_id):
+                if table.version != version or not table.open:
+                    return
+                outcome = await self._fired(table, planned, move)
+            if outcome is not None and self.sink is not None:
+                self.sink.published(outcome)
+        except Exception:
+            log.exception("table %s: the %s timer failed; trying again", table_id, planned.kind)
+            if table.open and table.version == version:
+                later = Plan(self.clock() + RETRY_SECONDS, planned.kind, planned.seat)
+                self._schedule(table, retry=later)
+
+    async def _fired(self, table: Table, planned: Plan, move: Action | None) -> Outcome | None:
+        """Do what the timer was for; return the outcome to publish."""
+        seat = planned.seat
+        if planned.kind == "close":
+            self._note(table, Note("lobby_closed"))
+            await self._close(table, "abandoned")
+            return Outcome(snapshot(table))
+        if planned.kind == "remind" and seat is not None:
+            table.reminded = True
+            self._schedule(table)
+            await self._persist(table)
+            return Outcome(snapshot(table), notices=(Note("remind", {"seat": seat}),))
+        if planned.kind == "auto" and seat is not None and move is not None:
+            events = await self._apply_auto(table, seat, move)
+        elif planned.kind == "setup_over":
+            events = await self._finish_setup(table)
+        elif planned.kind == "timeout" and seat is not None:
+            events = await self._timeout(table, seat)
+        else:
+            return None
+        return Outcome(snapshot(table), tuple(events))
+
+    async def _apply_auto(self, table: Table, seat: int, move: Action) -> list[Event]:
+        """Make a move the bot chose for a seat (checked legal against the same view)."""
+        assert table.game is not None
+        try:
+            events = table.game.apply(move)
+        except IllegalAction:
+            log.exception("table %s: the move %r was refused; forcing one", table.id, move)
+            events = table.game.apply(autoplay.forced(table.view(seat)))
+        await self._after(table, seat, events)
+        return events
+
+    async def _timeout(self, table: Table, seat: int) -> list[Event]:
+        """A member let their turn run out: play the basic move for them, maybe remove them."""
+        player = table.seats[seat]
+        player.timeouts += 1
+        self._note(table, Note("timed_out", {"seat": seat}))
+        if player.timeouts >= table.idle_turns:
+            note = Note("idle_out", {"seat": seat, "count": player.timeouts})
+            return await self._remove(table, seat, note)
+        move = autoplay.choose(
+            table.view(seat),
+            autoplay.TIMEOUT_STRATEGY,
+            table.seed + table.version,
+            table_id=table.id,
+            factory=self.strategies,
+        )
+        return await self._apply_auto(table, seat, move)
+
+    async def _finish_setup(self, table: Table) -> list[Event]:
+        """The setup time ran out: everyone not ready is made ready as they are."""
+        game = table.game
+        assert game is not None
+        events: list[Event] = []
+        for seat in list(game.to_act()):
+            while game.phase == "setup" and not game.ready[seat]:
+                step = autoplay.setup_step(game, seat)
+                if step is None:
+                    break
+                events.extend(game.apply(step))
+        await self._after(table, None, events)
+        return events
+
+    # ------------------------------------------------------------------ start and stop
+
+    async def restore(self) -> list[Table]:
+        """Load every running table and restart its timer; set unreadable ones aside."""
+        if self.store is None:
+            return []
+        restored = []
+        for stored in await self.store.load():
+            try:
+                table = Table.from_json(json.loads(stored.text))
+            except ValueError as exc:
+                log.error("table %s cannot be read and is set aside: %s", stored.table_id, exc)
+                await self.store.mark_unreadable(stored.table_id, str(exc)[:500])
+                continue
+            self.tables[table.id] = table
+            self._schedule(table)
+            restored.append(table)
+        return restored
+
+    async def shutdown(self) -> None:
+        """Stop every timer (the tables stay stored)."""
+        for task in self._timers.values():
+            task.cancel()
+        for task in list(self._timers.values()):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._timers.clear()
+
+    def _new_id(self) -> str:
+        while True:
+            table_id = secrets.token_hex(4)
+            if table_id not in self.tables and table_id not in self.ended:
+                return table_id

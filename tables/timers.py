@@ -1,0 +1,56 @@
+"""When a table's timer fires next, and for what: one plan at a time per table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tables.model import Table
+
+Kind = Literal["close", "auto", "setup_over", "remind", "timeout"]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long things take: lobbies, setup, computer players, reminders."""
+
+    lobby_seconds: float = 900.0
+    setup_seconds: float = 120.0
+    computer_delay: float = 1.2
+    remind_before: float = 30.0
+    # Replaces the server's turn time when set (tests use a short one).
+    turn_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The next thing a table's timer does: at `when`, `kind`, for `seat`."""
+
+    when: float
+    kind: Kind
+    seat: int | None = None
+
+
+def plan(table: Table, now: float, timing: Timing) -> Plan | None:
+    """Say when the table's timer fires next, for what and which seat."""
+    game = table.game
+    phase = table.phase
+    if phase == "lobby" and table.deadline is not None:
+        return Plan(table.deadline, "close")
+    if game is None or phase not in ("setup", "play"):
+        return None
+    if phase == "setup":
+        # Computer players get ready one after the other; then everyone waits for the members.
+        waiting = [s for s in game.to_act() if table.seats[s].automatic]
+        if waiting:
+            return Plan(now + timing.computer_delay, "auto", waiting[0])
+        return Plan(table.deadline or now, "setup_over")
+    turn = game.turn
+    assert turn is not None
+    if table.seats[turn].automatic:
+        return Plan(now + timing.computer_delay, "auto", turn)
+    deadline = table.deadline or now
+    remind_at = deadline - min(timing.remind_before, table.turn_seconds / 2)
+    if not table.reminded and remind_at > now:
+        return Plan(remind_at, "remind", turn)
+    return Plan(deadline, "timeout", turn)

@@ -1,0 +1,403 @@
+"""The table core without Discord: lobbies, turns, refusals as codes, timers, computers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from engine.actions import Flip, PickUp, Play, Ready, Swap
+from engine.game import Game
+from engine.rules import make_rules
+from engine.strategies import Strategy, get_strategy
+from engine.views import PlayerView, player_view
+from tables import controls
+from tables.errors import TableError
+from tables.intents import (
+    AddComputer,
+    End,
+    FlipCard,
+    Join,
+    Kick,
+    Leave,
+    Look,
+    MarkReady,
+    Member,
+    PickUpPile,
+    PlayCards,
+    Rematch,
+    Start,
+    SwapCards,
+)
+from tables.model import Table, TableConfig
+from tables.service import TableService
+from tests.tables.conftest import TIMING, FakeClock, MemoryStore, Recorder
+
+ANA = Member(1, "Ana")
+BEN = Member(2, "Ben")
+CID = Member(3, "Cid")
+MOD = Member(9, "Mod", moderator=True)
+
+
+def config(preset: str = "classic", turn: float = 90, idle: int = 3) -> TableConfig:
+    return TableConfig(make_rules(preset), preset, turn, idle)
+
+
+async def seated(service: TableService, *members: Member, preset: str = "classic") -> Table:
+    outcome = await service.create(10, 20, members[0], config(preset))
+    for member in members[1:]:
+        await service.submit(outcome.snapshot.id, member, Join())
+    table = service.find(outcome.snapshot.id)
+    assert table is not None
+    return table
+
+
+async def refused(code: str, call: Any) -> TableError:
+    """Await `call`, which must be refused with `code`."""
+    with pytest.raises(TableError) as caught:
+        await call
+    assert caught.value.code == code, caught.value
+    return caught.value
+
+
+async def all_ready(service: TableService, table: Table, *members: Member) -> None:
+    for member in members:
+        seat = table.seat_of(member.user_id)
+        assert seat is not None
+        await service.submit(table.id, member, MarkReady(), table.seats[seat].version)
+
+
+def phase(table: Table) -> str:
+    """Read the phase afresh (mypy keeps an earlier comparison's narrowing otherwise)."""
+    return table.phase
+
+
+async def test_one_open_table_per_channel(service: TableService) -> None:
+    await service.create(10, 20, ANA, config())
+    await refused("channel_busy", service.create(10, 20, BEN, config()))
+    other = await service.create(10, 21, BEN, config())
+    assert service.in_channel(21) is service.find(other.snapshot.id)
+
+
+async def test_lobby_rules_host_start_and_player_limits(service: TableService) -> None:
+    table = await seated(service, ANA, preset="west-kent")
+    error = await refused("player_count", service.submit(table.id, ANA, Start()))
+    assert error.params == {"low": 2, "high": 3, "count": 1}
+    await service.submit(table.id, BEN, Join())
+    await refused("already_seated", service.submit(table.id, BEN, Join()))
+    await refused("host_only", service.submit(table.id, BEN, Start()))
+    await service.submit(table.id, CID, Join())
+    await refused("table_full", service.submit(table.id, Member(4, "Dee"), Join()))
+    await refused("host_or_moderator", service.submit(table.id, BEN, Kick(CID.user_id)))
+    await refused(
+        "add_computer_not_seated", service.submit(table.id, Member(5, "Eve"), AddComputer())
+    )
+    await service.submit(table.id, MOD, Kick(CID.user_id))
+    assert table.names == ["Ana", "Ben"]
+    await service.submit(table.id, ANA, Leave())
+    assert table.host_id == BEN.user_id
+    await service.submit(table.id, CID, Join())
+    await service.submit(table.id, BEN, Start())
+    assert table.phase == "setup"
+    await refused("already_started", service.submit(table.id, Member(4, "Dee"), Join()))
+
+
+async def test_an_abandoned_lobby_closes_itself(
+    service: TableService, store: MemoryStore, recorder: Recorder, clock: FakeClock
+) -> None:
+    table = await seated(service, ANA)
+    assert table.id in store.saved
+    await clock.advance(599)
+    assert table.phase == "lobby"
+    await clock.advance(1)
+    assert phase(table) == "closed" and table.ended_reason == "abandoned"
+    assert store.saved == {} and service.in_channel(20) is None
+    assert recorder.phases[-1] == "closed"
+    assert [note.code for note in table.log][-1] == "lobby_closed"
+
+
+async def test_setup_swap_ready_then_play_and_stale_clicks(service: TableService) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    view = table.view(0)
+    c = controls.controls(view)
+    before = list(view.hand)
+    version = table.seats[0].version
+    ben_version = table.seats[1].version
+    outcome = await service.submit(table.id, ANA, SwapCards(0, 0), version)
+    assert outcome.actor == 0 and outcome.snapshot.private[0].hand != tuple(before)
+    assert isinstance(c.ready, Ready)
+    # Ana's swap does not make Ben's setup view stale.
+    assert table.seats[1].version == ben_version
+    await refused("stale_view", service.submit(table.id, ANA, SwapCards(0, 0), version))
+    await all_ready(service, table, ANA, BEN)
+    assert table.phase == "play"
+    assert table.game is not None and table.game.turn is not None
+    turn = table.game.turn
+    other = ANA if turn == 1 else BEN
+    error = await refused(
+        "not_your_turn",
+        service.submit(table.id, other, PlayCards(0), table.seats[1 - turn].version),
+    )
+    assert error.params == {"seat": turn}
+    await refused("not_playing", service.submit(table.id, CID, PlayCards(0), 0))
+    player = BEN if turn == 1 else ANA
+    version = table.seats[turn].version
+    await refused("move_gone", service.submit(table.id, player, PlayCards(999), version))
+    await refused("move_gone", service.submit(table.id, player, PlayCards(-1), version))
+    looked = await service.submit(table.id, player, Look(), version)
+    assert looked.snapshot.version == table.version and looked.events == ()
+    moves = table.game.moves
+    await service.submit(table.id, player, PlayCards(0), version)
+    assert table.game.moves == moves + 1
+    assert table.log[-1].code == "played" and table.log[-1].params["seat"] == turn
+
+
+async def test_refusals_change_nothing_stored(service: TableService, store: MemoryStore) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    saved = store.saved[table.id]
+    await refused("stale_view", service.submit(table.id, ANA, MarkReady(), 999))
+    await refused("not_playing", service.submit(table.id, CID, MarkReady(), 0))
+    await refused("table_ended", service.submit("nosuch", ANA, MarkReady(), 0))
+    assert store.saved[table.id] == saved
+
+
+async def test_a_timed_out_turn_is_played_and_repeated_timeouts_remove(
+    service: TableService, clock: FakeClock, recorder: Recorder, store: MemoryStore
+) -> None:
+    outcome = await service.create(10, 20, ANA, config(turn=30, idle=2))
+    table_id = outcome.snapshot.id
+    await service.submit(table_id, BEN, Join())
+    await service.submit(table_id, ANA, Start())
+    table = service.find(table_id)
+    assert table is not None
+    await all_ready(service, table, ANA, BEN)
+    assert table.game is not None
+    await clock.advance(15)
+    assert recorder.reminders == [table.game.turn] and table.phase == "play"
+    await clock.advance(15)
+    assert "timed_out" in [note.code for note in table.log]
+    assert table.phase == "play"
+    await clock.advance(60)
+    assert phase(table) == "over"
+    assert table.game.end_reason == "resigned"
+    idle = [note for note in table.log if note.code == "idle_out"]
+    assert idle and idle[0].params["count"] == 2
+    assert store.finished == [table.id]
+
+
+async def play_against_computers(
+    service: TableService, clock: FakeClock, table: Table, until_moves: int | None = None
+) -> None:
+    """Play Ana's turns with her first offered move until the game is over (or long enough)."""
+    for _ in range(2000):
+        if table.phase == "over":
+            return
+        if until_moves is not None and table.game and table.game.moves >= until_moves:
+            return
+        await clock.advance(0.5)
+        game = table.game
+        assert game is not None
+        if game.phase == "play" and game.turn == 0:
+            c = controls.controls(table.view(0))
+            intent = PlayCards(0) if c.plays else FlipCard(0) if c.flips else PickUpPile(0)
+            await service.submit(table.id, ANA, intent, table.seats[0].version)
+    raise AssertionError(f"the game did not end: {table.game and table.game.moves} moves")
+
+
+async def test_one_member_against_two_computers_plays_to_the_end(
+    service: TableService, store: MemoryStore, clock: FakeClock
+) -> None:
+    table = await seated(service, ANA)
+    await service.submit(table.id, ANA, AddComputer("basic"))
+    await service.submit(table.id, ANA, AddComputer("basic"))
+    await refused("no_such_level", service.submit(table.id, ANA, AddComputer("genius")))
+    assert [seat.computer for seat in table.seats] == [None, "basic", "basic"]
+    await service.submit(table.id, ANA, Start())
+    await all_ready(service, table, ANA)
+    await play_against_computers(service, clock, table)
+    assert table.game is not None and table.game.loser is not None
+    assert store.finished == [table.id]
+    rematch = await service.submit(table.id, ANA, Rematch())
+    assert rematch.snapshot.names == table.names and rematch.snapshot.phase == "setup"
+    await refused("rematch_too_old", service.submit(table.id, ANA, Rematch()))
+
+
+class Raising:
+    """A strategy that always raises, as a broken computer player would."""
+
+    name = "raising"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def choose(self, view: PlayerView, rng: Any = None) -> Any:
+        self.calls += 1
+        raise RuntimeError("the strategy broke")
+
+
+class Illegal:
+    """A strategy that names a move that is not legal."""
+
+    name = "illegal"
+
+    def choose(self, view: PlayerView, rng: Any = None) -> Any:
+        return Play(view.seat, ())
+
+
+@pytest.mark.parametrize("broken", ["raises", "illegal", "both"])
+async def test_a_broken_strategy_does_not_stall_the_table(
+    clock: FakeClock, store: MemoryStore, recorder: Recorder, broken: str
+) -> None:
+    raising = Raising()
+
+    def factory(name: str, seed: int) -> Strategy:
+        if broken == "both" or (name == "expert" and broken == "raises"):
+            return raising
+        if name == "expert":
+            return Illegal()
+        return get_strategy(name, seed)
+
+    service = TableService(
+        store=store,
+        sink=recorder,
+        timing=TIMING,
+        clock=clock,
+        sleep=clock.sleep,
+        seeds=lambda: 7,
+        strategies=factory,
+    )
+    try:
+        table = await seated(service, ANA)
+        await service.submit(table.id, ANA, AddComputer("expert"))
+        await service.submit(table.id, ANA, Start())
+        await all_ready(service, table, ANA)
+        # The computer seat keeps moving (every other action is its own) until a long game.
+        await play_against_computers(service, clock, table, until_moves=100)
+        game = table.game
+        assert game is not None and game.end_reason != "resigned"
+        if broken != "illegal":
+            assert raising.calls > 0
+    finally:
+        await service.shutdown()
+
+
+async def test_leaving_a_game_makes_the_leaver_lose(service: TableService) -> None:
+    table = await seated(service, ANA, BEN, CID)
+    await service.submit(table.id, ANA, Start())
+    await service.submit(table.id, BEN, Leave())
+    assert table.phase == "over" and table.game is not None and table.game.loser == 1
+    assert table.log[-2].code == "left" and table.log[-2].params == {"seat": 1}
+    await refused("table_ended", service.submit(table.id, Member(4, "Dee"), Join()))
+
+
+async def test_the_host_or_a_moderator_ends_a_table(service: TableService) -> None:
+    table = await seated(service, ANA, BEN)
+    await refused("host_or_moderator", service.submit(table.id, BEN, End()))
+    outcome = await service.submit(table.id, MOD, End())
+    assert outcome.snapshot.phase == "closed" and table.ended_reason == "ended"
+
+
+async def test_a_table_round_trips_and_restores(
+    service: TableService, store: MemoryStore, clock: FakeClock
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    await service.submit(table.id, ANA, MarkReady(), table.seats[0].version)
+    again = Table.from_json(store.state(table.id))
+    assert again.to_json() == table.to_json()
+    assert store.state(table.id)["format"] == 2
+    fresh = TableService(store=store, clock=clock, sleep=clock.sleep)
+    restored = await fresh.restore()
+    assert [t.id for t in restored] == [table.id]
+    await clock.advance(60)
+    assert restored[0].phase == "play"  # the setup timer resumed and ran out
+    await fresh.shutdown()
+
+
+async def test_an_unreadable_table_is_set_aside_and_the_others_start(
+    service: TableService, store: MemoryStore, clock: FakeClock
+) -> None:
+    good = await seated(service, ANA, BEN)
+    await service.create(10, 21, CID, config())
+    broken = next(table_id for table_id in store.saved if table_id != good.id)
+    store.saved[broken] = '{"format": 2, "id": "x", "seats": [{"oops": 1}]'
+    store.saved["nojson"] = "not json at all"
+    fresh = TableService(store=store, clock=clock, sleep=clock.sleep)
+    restored = await fresh.restore()
+    assert [table.id for table in restored] == [good.id]
+    assert set(store.unreadable) == {broken, "nojson"}
+    assert [table.id for table in await fresh.restore() if table.id != good.id] == []
+    await fresh.shutdown()
+
+
+def test_a_table_written_before_the_format_version_loads() -> None:
+    rules = make_rules("classic")
+    game = Game.deal(rules, 2, seed=5)
+    from engine.rules import rules_to_json
+    from engine.serialize import game_to_json
+
+    old = {
+        "id": "ab12",
+        "guild_id": 1,
+        "channel_id": 2,
+        "host_id": 3,
+        "preset": "classic",
+        "rules": rules_to_json(rules),
+        "seed": 5,
+        "turn_seconds": 90,
+        "idle_turns": 3,
+        "seats": [
+            {
+                "user_id": 3,
+                "name": "Ana",
+                "computer": None,
+                "timeouts": 0,
+                "removed": False,
+                "version": 4,
+                "dm_channel_id": 7,
+                "dm_message_id": 8,
+                "dm_closed": False,
+            },
+            {
+                "user_id": 4,
+                "name": "Ben",
+                "computer": None,
+                "timeouts": 1,
+                "removed": False,
+                "version": 2,
+                "dm_channel_id": None,
+                "dm_message_id": None,
+                "dm_closed": True,
+            },
+        ],
+        "phase": "setup",
+        "game": game_to_json(game),
+        "version": 6,
+        "message_id": 99,
+        "log": ["The cards are dealt. Get ready!"],
+        "deadline": 1234.0,
+        "reminded": False,
+        "created_at": 1000.0,
+        "started_at": 1100.0,
+        "ended_at": None,
+        "ended_reason": None,
+        "previous_loser": None,
+    }
+    table = Table.from_json(json.loads(json.dumps(old)))
+    assert table.phase == "setup" and table.names == ["Ana", "Ben"] and table.log == []
+    assert table.seats[1].timeouts == 1 and table.seats[0].version == 4
+    assert "message_id" not in table.to_json() and "dm_closed" not in table.to_json()["seats"][0]
+
+
+def test_resolve_refuses_out_of_range_indexes() -> None:
+    game = Game.deal(make_rules("classic"), 2, seed=3)
+    view = player_view(game, 0)
+    assert controls.resolve(view, SwapCards(0, 0)) is not None
+    assert controls.resolve(view, SwapCards(9, 0)) is None
+    assert controls.resolve(view, SwapCards(-1, 0)) is None
+    assert controls.resolve(view, PlayCards(0)) is None
+    assert isinstance(controls.resolve(view, SwapCards(0, 1)), Swap)
+    assert not any(isinstance(a, Play | Flip | PickUp) for a in view.legal)
