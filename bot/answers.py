@@ -7,7 +7,9 @@ Refusals come back as `TableError` codes and are put into words here, at the but
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 
 import discord
 
@@ -46,6 +48,18 @@ async def say(interaction: discord.Interaction, text: str) -> None:
         await interaction.response.send_message(text, ephemeral=True)
 
 
+@contextlib.asynccontextmanager
+async def guarded(interaction: discord.Interaction, what: str) -> AsyncIterator[None]:
+    """Log a click that failed on our side and tell the member in one sentence."""
+    try:
+        yield
+    except Exception:
+        log.exception("answering %s failed", what)
+        text = t("Something went wrong on my side. Try again in a moment.", locale_of(interaction))
+        with contextlib.suppress(discord.HTTPException):
+            await say(interaction, text)
+
+
 class Answers:
     """Carry members' requests to the core and answer them through the presenter."""
 
@@ -68,7 +82,7 @@ class Answers:
         if intent is None:
             await self.refuse(interaction, TableError("move_gone"))
             return
-        async with self.presenter.answering(table_id, None):
+        async with guarded(interaction, "a lobby click"), self.presenter.answering(table_id, None):
             try:
                 outcome = await self.service.submit(table_id, member_of(interaction), intent)
             except TableError as error:
@@ -102,16 +116,18 @@ class Answers:
         if seat not in shown.private:
             await self.refuse(interaction, TableError("not_playing"))
             return
-        await self.presenter.answer_private(interaction, shown, seat, edit=False)
+        async with guarded(interaction, "my hand"):
+            await self.presenter.answer_private(interaction, shown, seat, edit=False)
 
     async def rematch(self, interaction: discord.Interaction, table_id: str) -> None:
         """Open a rematch of a finished table and post its table message."""
-        try:
-            outcome = await self.service.submit(table_id, member_of(interaction), Rematch())
-        except TableError as error:
-            await self.refuse(interaction, error, table_id)
-            return
-        await self.presenter.answer_table(interaction, outcome.snapshot, edit=False)
+        async with guarded(interaction, "a rematch"):
+            try:
+                outcome = await self.service.submit(table_id, member_of(interaction), Rematch())
+            except TableError as error:
+                await self.refuse(interaction, error, table_id)
+                return
+            await self.presenter.answer_table(interaction, outcome.snapshot, edit=False)
 
     async def move(
         self,
@@ -149,7 +165,8 @@ class Answers:
         selection: Selection | None,
     ) -> None:
         member = member_of(interaction)
-        async with self.presenter.answering(table_id, member.user_id):
+        answering = self.presenter.answering(table_id, member.user_id)
+        async with guarded(interaction, "a move"), answering:
             try:
                 outcome = await self.service.submit(table_id, member, intent, version)
             except TableError as error:

@@ -486,7 +486,13 @@ class Presenter:
             return
         task = asyncio.create_task(self._ping(snapshot.id, turn, snapshot.version))
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        """Forget a finished background task; log it if it failed."""
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a background task failed", exc_info=task.exception())
 
     async def _ping(self, table_id: str, seat: int, version: int) -> None:
         await self.sleep(self.ping_delay)

@@ -767,3 +767,24 @@ async def test_the_host_picks_an_expert_computer_player(bot: ShitheadBot, driver
     await driver.command("ana", "general", "shithead end")
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
+
+
+async def test_a_failure_on_our_side_is_answered_in_words_and_logged(
+    bot: ShitheadBot,
+    driver: Driver,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    table_id, lobby = await open_table(driver, "ana", "general")
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(bot.tables, "submit", broken)
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    assert answer["status"] == "answered"
+    assert answer["response"]["ephemeral"]
+    assert answer["response"]["content"].startswith("Something went wrong on my side.")
+    assert "answering a lobby click failed" in caplog.text

@@ -1,0 +1,124 @@
+"""Each component kind parses its custom_id straight into an intent, or into none."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from bot import custom_ids
+from bot.components import (
+    DYNAMIC_ITEMS,
+    ChooseMenu,
+    HandButton,
+    LobbyButton,
+    MoveButton,
+    PlayMenu,
+    RematchButton,
+    StackMenu,
+    SwapMenu,
+)
+from tables.intents import (
+    AddComputer,
+    FlipCard,
+    Join,
+    MarkReady,
+    PickUpPile,
+    PlayCards,
+    Start,
+    SwapCards,
+    TurnStock,
+)
+
+
+def kind_of(custom_id: str) -> type[Any] | None:
+    """Say which component kind claims a custom_id (at most one may)."""
+    kinds = [
+        kind
+        for kind in DYNAMIC_ITEMS
+        if re.fullmatch(kind.__discord_ui_compiled_template__, custom_id)
+    ]
+    assert len(kinds) <= 1, kinds
+    return kinds[0] if kinds else None
+
+
+async def parsed(custom_id: str) -> Any:
+    kind = kind_of(custom_id)
+    assert kind is not None, custom_id
+    match = re.fullmatch(kind.__discord_ui_compiled_template__, custom_id)
+    assert match is not None
+    return await kind.from_custom_id(None, None, match)
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "kind"),
+    [
+        ("sh:ab12:0:join", LobbyButton),
+        ("sh:ab12:0:addbot:1", LobbyButton),
+        ("sh:ab12:0:hand", HandButton),
+        ("sh:ab12:0:rematch", RematchButton),
+        ("sh:ab12:7:play:3", MoveButton),
+        ("sh:ab12:7:sel:1", PlayMenu),
+        ("sh:ab12:7:swh:2", SwapMenu),
+        ("sh:ab12:7:swf", SwapMenu),
+        ("sh:ab12:7:choose", ChooseMenu),
+        ("sh:ab12:7:stack", StackMenu),
+    ],
+)
+def test_every_custom_id_belongs_to_one_kind(custom_id: str, kind: type[Any]) -> None:
+    assert kind_of(custom_id) is kind
+
+
+@pytest.mark.parametrize(
+    "custom_id",
+    ["sh:AB12:0:join", "sh:ab12:x:play:1", "sh:ab12:0:dance", "lb:all:shithead:0:next", "sh:ab12"],
+)
+def test_foreign_custom_ids_belong_to_no_kind(custom_id: str) -> None:
+    assert kind_of(custom_id) is None
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "intent"),
+    [
+        ("sh:ab12:7:play:3", PlayCards(3)),
+        ("sh:ab12:7:swap:1.2", SwapCards(1, 2)),
+        ("sh:ab12:7:pickup:0", PickUpPile(0)),
+        ("sh:ab12:7:flip:2", FlipCard(2)),
+        ("sh:ab12:7:stock", TurnStock()),
+        ("sh:ab12:7:ready", MarkReady()),
+        # Forged or malformed: the wrong number of indexes, or stray dots, name no move.
+        ("sh:ab12:7:play", None),
+        ("sh:ab12:7:play:1.2", None),
+        ("sh:ab12:7:swap:1", None),
+        ("sh:ab12:7:ready:4", None),
+        ("sh:ab12:7:play:...", None),
+    ],
+)
+async def test_a_move_button_parses_into_its_intent(custom_id: str, intent: Any) -> None:
+    button = await parsed(custom_id)
+    assert button.intent == intent
+    assert button.version == 7 and button.table_id == "ab12"
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "intent"),
+    [
+        ("sh:ab12:0:join", Join()),
+        ("sh:ab12:0:start", Start()),
+        ("sh:ab12:0:addbot:1", AddComputer("expert")),
+        ("sh:ab12:0:addbot", AddComputer("basic")),
+        ("sh:ab12:0:addbot:9", None),
+        ("sh:ab12:0:join:3", None),
+    ],
+)
+async def test_a_lobby_button_parses_into_its_intent(custom_id: str, intent: Any) -> None:
+    assert (await parsed(custom_id)).intent == intent
+
+
+def test_custom_ids_are_encoded_within_discords_limit_and_never_name_a_card() -> None:
+    assert custom_ids.encode("ab12", 3, "swap", "1.2") == "sh:ab12:3:swap:1.2"
+    with pytest.raises(ValueError):
+        custom_ids.encode("ab12", 3, "play", "10H")
+    with pytest.raises(ValueError):
+        custom_ids.encode("ab12", 3, "choose", ".".join(["1"] * 40))
