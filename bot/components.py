@@ -35,6 +35,7 @@ from tables.service import COMPUTER_LEVELS
 Style = discord.ButtonStyle
 ARG = r"[0-9.]{1,60}"
 LOBBY_VERBS = ("join", "leave", "start", "addbot")
+TABLE_VERBS = ("hand", "rematch")
 MOVE_VERBS = ("play", "swap", "pickup", "flip", "stock", "ready")
 SWAP_MENU_VERBS = ("swh", "swf")
 
@@ -140,54 +141,44 @@ class LobbyButton(
         await answers_of(interaction).lobby(interaction, self.table_id, self.intent)
 
 
-class HandButton(
+class TableButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=custom_ids.template(("hand",)),
+    template=custom_ids.template(TABLE_VERBS),
 ):
-    """My hand, on the table message: the clicker's private view, only for them."""
+    """My hand while playing (the clicker's private view), Rematch once the game is over."""
 
-    def __init__(self, table_id: str, *, label: str = "", row: int | None = None) -> None:
-        custom_id = custom_ids.encode(table_id, 0, "hand")
-        super().__init__(button(custom_id, label, Style.primary, row=row, disabled=False))
-        self.table_id = table_id
+    def __init__(
+        self,
+        table_id: str,
+        verb: str,
+        *,
+        label: str = "",
+        style: Style = Style.primary,
+        row: int | None = None,
+    ) -> None:
+        custom_id = custom_ids.encode(table_id, 0, verb)
+        super().__init__(button(custom_id, label, style, row=row, disabled=False))
+        self.table_id, self.verb = table_id, verb
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> HandButton:
+    ) -> TableButton:
         """Parse the button's custom_id."""
-        return cls(match["table"])
+        return cls(match["table"], match["verb"])
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         """Answer a member who does not play here at once, without asking the core."""
+        if self.verb != "hand":
+            return True
         return bool(await answers_of(interaction).check_player(interaction, self.table_id))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        """Show the clicker their private view."""
-        await answers_of(interaction).hand(interaction, self.table_id)
-
-
-class RematchButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=custom_ids.template(("rematch",)),
-):
-    """Rematch, on a finished table's message: the same players, dealt at once."""
-
-    def __init__(self, table_id: str, *, label: str = "", row: int | None = None) -> None:
-        custom_id = custom_ids.encode(table_id, 0, "rematch")
-        super().__init__(button(custom_id, label, Style.success, row=row, disabled=False))
-        self.table_id = table_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> RematchButton:
-        """Parse the button's custom_id."""
-        return cls(match["table"])
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        """Open the rematch and post its table message."""
-        await answers_of(interaction).rematch(interaction, self.table_id)
+        """Show the clicker their private view, or open the rematch."""
+        if self.verb == "hand":
+            await answers_of(interaction).hand(interaction, self.table_id)
+        else:
+            await answers_of(interaction).rematch(interaction, self.table_id)
 
 
 class MoveButton(
@@ -385,8 +376,7 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton,
-    HandButton,
-    RematchButton,
+    TableButton,
     MoveButton,
     PlayMenu,
     SwapMenu,

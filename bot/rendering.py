@@ -17,13 +17,12 @@ import discord
 
 from bot.components import (
     ChooseMenu,
-    HandButton,
     LobbyButton,
     MoveButton,
     PlayMenu,
-    RematchButton,
     StackMenu,
     SwapMenu,
+    TableButton,
 )
 from bot.i18n import t
 from bot.words import (
@@ -208,9 +207,10 @@ def table_components(snapshot: Snapshot, locale: str) -> discord.ui.View:
             label = computer_label(level, locale)
             view.add_item(LobbyButton(table_id, "addbot", arg, label=label, row=1))
     elif snapshot.phase in ("setup", "play"):
-        view.add_item(HandButton(table_id, label=t("My hand", locale), row=0))
+        view.add_item(TableButton(table_id, "hand", label=t("My hand", locale), row=0))
     elif snapshot.phase == "over":
-        view.add_item(RematchButton(table_id, label=t("Rematch", locale), row=0))
+        rematch = t("Rematch", locale)
+        view.add_item(TableButton(table_id, "rematch", label=rematch, style=Style.success, row=0))
     return view
 
 

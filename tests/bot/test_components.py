@@ -11,13 +11,12 @@ from bot import custom_ids
 from bot.components import (
     DYNAMIC_ITEMS,
     ChooseMenu,
-    HandButton,
     LobbyButton,
     MoveButton,
     PlayMenu,
-    RematchButton,
     StackMenu,
     SwapMenu,
+    TableButton,
 )
 from tables.intents import (
     AddComputer,
@@ -56,8 +55,8 @@ async def parsed(custom_id: str) -> Any:
     [
         ("sh:ab12:0:join", LobbyButton),
         ("sh:ab12:0:addbot:1", LobbyButton),
-        ("sh:ab12:0:hand", HandButton),
-        ("sh:ab12:0:rematch", RematchButton),
+        ("sh:ab12:0:hand", TableButton),
+        ("sh:ab12:0:rematch", TableButton),
         ("sh:ab12:7:play:3", MoveButton),
         ("sh:ab12:7:sel:1", PlayMenu),
         ("sh:ab12:7:swh:2", SwapMenu),
