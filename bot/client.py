@@ -89,8 +89,9 @@ class ShitheadBot(commands.Bot):
         self.presenter.store = self.storage
         restored = [snapshot(table) for table in await self.tables.restore()]
         await self.presenter.load(restored)
-        log.info("restored %d running tables", len(restored))
-        self._to_redraw = restored
+        running = sum(1 for each in restored if each.open)
+        log.info("restored %d running tables and %d ended lately", running, len(restored) - running)
+        self._to_redraw = self.presenter.to_redraw()
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
@@ -139,8 +140,7 @@ class ShitheadBot(commands.Bot):
         # stopped before writing them): redraw them once, now that names can be shown.
         shown, self._to_redraw = self._to_redraw, []
         for each in shown:
-            if each.open:
-                self.presenter.redraw(each)
+            self.presenter.redraw(each)
 
 
 def run_bot(settings: Settings) -> None:

@@ -20,9 +20,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import discord
 
@@ -143,21 +143,28 @@ class Presenter:
         """Take up the message references of restored tables; forget those of gone tables."""
         known = {snapshot.id: snapshot for snapshot in snapshots}
         for snapshot in snapshots:
-            state = self._state(snapshot)
-            state.last_turn = snapshot.turn
+            if snapshot.open:
+                self._state(snapshot).last_turn = snapshot.turn
         if self.store is None:
             return
         gone: set[str] = set()
         for ref in await self.store.message_refs():
-            state_of = self.tables.get(ref.table_id)
-            if ref.table_id not in known or state_of is None:
+            shown = known.get(ref.table_id)
+            if shown is None:
                 gone.add(ref.table_id)
-            elif ref.user_id == 0:
-                state_of.message = ref
+                continue
+            # An ended table still has references only if its last redraw did not happen.
+            state = self._state(shown)
+            if ref.user_id == 0:
+                state.message = ref
             else:
-                state_of.dms[ref.user_id] = ref
+                state.dms[ref.user_id] = ref
         for table_id in gone:
             await self.store.forget_message_refs(table_id)
+
+    def to_redraw(self) -> list[Snapshot]:
+        """Say which tables have messages to bring up to date after a restart."""
+        return [state.latest for state in self.tables.values()]
 
     def redraw(self, snapshot: Snapshot) -> None:
         """Bring a restored table's messages up to date (they may be behind its state)."""
@@ -304,8 +311,6 @@ class Presenter:
             return False
         wrote = await self._edit_table(state, rendered)
         state.mark = mark
-        if not snapshot.open and self.store is not None:
-            await self.store.forget_message_refs(table_id)
         self._drop_if_closed(state)
         return wrote
 
@@ -374,7 +379,9 @@ class Presenter:
         key = private_key(snapshot, seat)
         table_id = snapshot.id
         dm = state.dms.get(user_id)
-        if (dm is None or not dm.dm_closed) and private.dm_shown.key != key:
+        # A table's end is shown in the DMs it has; it starts no new DM conversation.
+        wanted = (dm is None and snapshot.open) or (dm is not None and not dm.dm_closed)
+        if wanted and private.dm_shown.key != key:
             self.pacer.submit(("dm", user_id), table_id, lambda: self._draw_dm(table_id, seat))
         if private.ephemeral is not None and private.eph_shown.key != key:
             self.pacer.submit(
@@ -484,7 +491,11 @@ class Presenter:
         state.last_turn = turn
         if snapshot.seats[turn].automatic:
             return
-        task = asyncio.create_task(self._ping(snapshot.id, turn, snapshot.version))
+        self._spawn(self._ping(snapshot.id, turn, snapshot.version))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run work in the background; its failure is logged."""
+        task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._finished)
 
@@ -590,13 +601,15 @@ class Presenter:
             private = state.private.get(seat)
             ref = state.dms.get(snapshot.seats[seat].user_id)
             key = private_key(snapshot, seat)
-            dm_done = (ref is not None and ref.dm_closed) or (
+            dm_done = (ref is None or ref.dm_closed) or (
                 private is not None and private.dm_shown.key == key
             )
             eph_done = private is None or private.ephemeral is None or private.eph_shown.key == key
             if not (dm_done and eph_done):
                 return
         self.tables.pop(snapshot.id, None)
+        if self.store is not None:
+            self._spawn(self.store.forget_message_refs(snapshot.id))
 
     async def close(self) -> None:
         """Stop pending pings and writes."""

@@ -248,14 +248,22 @@ class Storage:
             ),
         )
 
-    async def finish_table(self, table_id: str, record: GameRecord) -> None:
-        """Record a finished game and delete its running table, both or neither."""
+    async def finish_table(self, table: StoredTable, record: GameRecord | None) -> None:
+        """Record a finished game (if it has a result) and keep the table's final state as ended.
+
+        Both or neither: a game is never recorded twice, nor its ending lost.
+        """
         async with self._transaction() as db:
-            await self._insert_game(db, record)
-            await db.execute("DELETE FROM running_tables WHERE table_id = ?", (table_id,))
+            if record is not None:
+                await self._insert_game(db, record)
+            await self._upsert_table(db, table)
+            await db.execute(
+                "UPDATE running_tables SET ended_at = ? WHERE table_id = ?",
+                (_now(), table.table_id),
+            )
 
     async def delete_table(self, table_id: str) -> None:
-        """Forget a running table that ended without a result."""
+        """Forget a table."""
         async with self._transaction() as db:
             await db.execute("DELETE FROM running_tables WHERE table_id = ?", (table_id,))
 
@@ -263,8 +271,22 @@ class Storage:
         """Read every running table not set aside as unreadable, to restore them at start."""
         rows = await self._fetch(
             "SELECT table_id, guild_id, channel_id, state FROM running_tables "
-            "WHERE unreadable IS NULL ORDER BY table_id"
+            "WHERE unreadable IS NULL AND ended_at IS NULL ORDER BY table_id"
         )
+        return [RunningRow(row[0], row[1], row[2], row[3]) for row in rows]
+
+    async def ended_tables(self, since: datetime) -> list[RunningRow]:
+        """Read the tables that ended since a moment; forget those that ended before it."""
+        async with self._transaction() as db:
+            await db.execute(
+                "DELETE FROM running_tables WHERE ended_at IS NOT NULL AND ended_at < ?",
+                (_timestamp(since),),
+            )
+            async with db.execute(
+                "SELECT table_id, guild_id, channel_id, state FROM running_tables "
+                "WHERE unreadable IS NULL AND ended_at IS NOT NULL ORDER BY ended_at, table_id"
+            ) as cursor:
+                rows = list(await cursor.fetchall())
         return [RunningRow(row[0], row[1], row[2], row[3]) for row in rows]
 
     async def mark_unreadable(self, table_id: str, reason: str) -> None:

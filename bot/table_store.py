@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bot.storage import GameRecord, PlayerRecord, Storage, StoredTable
 from engine.rules import rules_to_json
@@ -28,22 +29,33 @@ def record_name(table: Table, seat: int) -> str:
     return f"Computer {number} ({each.computer})"
 
 
+# How long an ended table's final state is kept (to redraw its end after a restart, and for
+# its rematch).
+ENDED_KEPT = timedelta(days=1)
+
+
 class StorageTableStore:
     """Save running tables, record finished games, restore tables at start."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
 
-    async def save(self, table: Table) -> None:
+    async def save(self, table: Table, state: dict[str, Any]) -> None:
         """Write a running table."""
         await self.storage.save_table(
-            StoredTable(table.id, table.guild_id, table.channel_id, table.to_json())
+            StoredTable(table.id, table.guild_id, table.channel_id, state)
         )
 
-    async def finish(self, table: Table) -> None:
-        """Record the finished game and forget the running table, in one transaction."""
+    async def end(self, table: Table, state: dict[str, Any]) -> None:
+        """Record a finished game (if it has a result) and keep the final state, in one go."""
+        stored = StoredTable(table.id, table.guild_id, table.channel_id, state)
+        await self.storage.finish_table(stored, self.record(table))
+
+    def record(self, table: Table) -> GameRecord | None:
+        """Say what the leaderboard keeps of a game that ended with a result."""
         game = table.game
-        assert game is not None
+        if game is None or not game.over:
+            return None
         view = table_view(game)
         players = [
             PlayerRecord(
@@ -55,7 +67,7 @@ class StorageTableStore:
             )
             for index, (seat, shown) in enumerate(zip(table.seats, view.seats, strict=True))
         ]
-        record = GameRecord(
+        return GameRecord(
             guild_id=table.guild_id,
             channel_id=table.channel_id,
             preset=table.preset,
@@ -66,15 +78,17 @@ class StorageTableStore:
             end_reason=table.ended_reason or "out",
             players=players,
         )
-        await self.storage.finish_table(table.id, record)
-
-    async def delete(self, table_id: str) -> None:
-        """Forget a table that ended without a result."""
-        await self.storage.delete_table(table_id)
 
     async def load(self) -> list[StoredState]:
         """Read every running table not set aside as unreadable."""
         return [StoredState(row.table_id, row.text) for row in await self.storage.running_tables()]
+
+    async def load_ended(self) -> list[StoredState]:
+        """Read the tables that ended within the last day; forget older ones."""
+        since = datetime.now(UTC) - ENDED_KEPT
+        return [
+            StoredState(row.table_id, row.text) for row in await self.storage.ended_tables(since)
+        ]
 
     async def mark_unreadable(self, table_id: str, reason: str) -> None:
         """Set an unreadable table aside so start-up skips it."""

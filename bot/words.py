@@ -244,6 +244,8 @@ def refusal(error: TableError, locale: str, snapshot: Snapshot | None = None) ->
         "not_started": "The game hasn't started yet.",
         "stale_view": "That was an old view. Use your latest one.",
         "move_gone": "That move isn't available any more.",
+        "not_saved": "That couldn't be saved just now, so nothing changed. Try again in a moment.",
+        "rematch_too_few": "A rematch needs at least {low} players; {count} are left.",
     }
     if code in words:
         return t(words[code], locale, **p)

@@ -3,6 +3,8 @@
 -- running table's JSON into rows the presenter owns (user_id 0 is the table message). A row
 -- of running_tables that cannot be read is set aside with the reason, not loaded again.
 -- Rows whose JSON is not valid are left as they are: the bot marks them when it starts.
+-- A table that ended keeps its final state for a day (ended_at set), so a restart can still
+-- show its end and offer its rematch.
 
 CREATE TABLE message_refs (
     table_id    TEXT    NOT NULL,
@@ -14,6 +16,7 @@ CREATE TABLE message_refs (
 );
 
 ALTER TABLE running_tables ADD COLUMN unreadable TEXT;
+ALTER TABLE running_tables ADD COLUMN ended_at TEXT;
 
 INSERT INTO message_refs (table_id, user_id, channel_id, message_id)
 SELECT table_id, 0, channel_id, json_extract(state, '$.message_id')

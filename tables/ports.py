@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from tables.model import Table
 from tables.outcome import Outcome
@@ -18,19 +18,22 @@ class StoredState:
 
 
 class TableStore(Protocol):
-    """Where tables are kept between actions and recorded at the end."""
+    """Where tables are kept between actions and recorded at the end.
 
-    async def save(self, table: Table) -> None:
-        """Write a running table."""
+    A write either happens whole or raises; the core then puts the table back as stored.
+    """
 
-    async def finish(self, table: Table) -> None:
-        """Record a finished game and forget the running table."""
+    async def save(self, table: Table, state: dict[str, Any]) -> None:
+        """Write a running table's state (`state` is `table.to_json()`)."""
 
-    async def delete(self, table_id: str) -> None:
-        """Forget a table that ended without a result."""
+    async def end(self, table: Table, state: dict[str, Any]) -> None:
+        """Keep an ended table's final state a while; record its game if it has a result."""
 
     async def load(self) -> list[StoredState]:
         """Read every running table that is not marked unreadable."""
+
+    async def load_ended(self) -> list[StoredState]:
+        """Read the tables that ended lately (a day), to show their end and offer a rematch."""
 
     async def mark_unreadable(self, table_id: str, reason: str) -> None:
         """Set a table that cannot be read aside, with the reason, so start-up skips it."""

@@ -14,7 +14,8 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
@@ -83,6 +84,8 @@ class TableService:
         self.strategies = strategies
         self.tables: dict[str, Table] = {}
         self.ended: dict[str, Table] = {}
+        # Each running table's state as last stored: a change that cannot be stored is undone.
+        self._stored: dict[str, dict[str, Any]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._create_lock = asyncio.Lock()
@@ -128,7 +131,7 @@ class TableService:
             if self.in_channel(channel_id) is not None:
                 raise TableError("channel_busy")
             table = self._new_table(guild_id, channel_id, host, config)
-            async with self.lock(table.id):
+            async with self.lock(table.id), self._undo_on_failure(table):
                 await self._changed(table)
                 return self._publish(table, actor=0)
 
@@ -141,12 +144,14 @@ class TableService:
         async with self.lock(table_id):
             table = self.get(table_id)
             if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End):
-                events = await self._lobby(table, member, intent)
+                async with self._undo_on_failure(table):
+                    events = await self._lobby(table, member, intent)
                 return self._publish(table, events, actor=table.seat_of(member.user_id))
             seat = self._player_seat(table, member.user_id, version)
             if isinstance(intent, Look):
                 return Outcome(snapshot(table), actor=seat)
-            events = await self._act(table, seat, intent)
+            async with self._undo_on_failure(table):
+                events = await self._act(table, seat, intent)
             return self._publish(table, events, actor=seat)
 
     def _player_seat(self, table: Table, user_id: int, version: int) -> int:
@@ -247,23 +252,28 @@ class TableService:
             raise TableError("rematch_too_old")
         if old.seat_of(member.user_id) is None:
             raise TableError("rematch_not_player")
+        kept = [i for i, seat in enumerate(old.seats) if not seat.removed]
+        try:
+            old.rules.check_players(len(kept))
+        except RulesError:
+            raise TableError(
+                "rematch_too_few", low=old.rules.min_players, count=len(kept)
+            ) from None
         config = TableConfig(old.rules, old.preset, old.turn_seconds, old.idle_turns)
         async with self._create_lock:
             if self.in_channel(old.channel_id) is not None:
                 raise TableError("channel_busy")
             table = self._new_table(old.guild_id, old.channel_id, member, config)
-            kept = [i for i, seat in enumerate(old.seats) if not seat.removed]
             table.seats = [
                 Seat(old.seats[i].user_id, old.seats[i].name, old.seats[i].computer) for i in kept
             ]
-            table.host_id = member.user_id
-            loser = old.game.loser if old.game else None
+            loser = old.game.loser if old.game is not None else None
             table.previous_loser = kept.index(loser) if loser in kept else None
-            self.ended.pop(old_id, None)
-            async with self.lock(table.id):
+            async with self.lock(table.id), self._undo_on_failure(table):
                 self._deal(table)
                 await self._changed(table)
-                return self._publish(table, actor=table.seat_of(member.user_id))
+            self.ended.pop(old_id, None)
+            return self._publish(table, actor=table.seat_of(member.user_id))
 
     def _new_table(
         self, guild_id: int, channel_id: int, host: Member, config: TableConfig
@@ -362,12 +372,12 @@ class TableService:
                 each.version += 1
 
     async def _changed(self, table: Table) -> None:
-        """Keep the timer and the store up to date after a change."""
+        """Store a change, then start the timer for the new state."""
         if table.phase == "lobby" and not table.humans():
             await self._close(table, "abandoned")
             return
-        self._schedule(table)
         await self._persist(table)
+        self._schedule(table)
 
     def _publish(
         self,
@@ -385,38 +395,83 @@ class TableService:
     # ------------------------------------------------------------------ endings
 
     async def _finish(self, table: Table, reason: str) -> None:
+        """A game ended with a result: record it and keep the table for its rematch."""
         table.ended_reason = reason
         table.ended_at = self.clock()
-        self._forget(table)
-        if self.store is not None:
-            await self.store.finish(table)
+        await self._end(table)
 
     async def _close(self, table: Table, reason: str) -> None:
+        """A table ends without a result."""
         table.closed = True
         table.ended_reason = reason
         table.ended_at = self.clock()
         table.deadline = None
         self._bump(table, None)
-        self._forget(table)
+        await self._end(table)
+
+    async def _end(self, table: Table) -> None:
+        """Store the ending (and the game's record) before the table leaves the running ones."""
         if self.store is not None:
-            await self.store.delete(table.id)
+            try:
+                await self.store.end(table, table.to_json())
+            except Exception:
+                log.exception("table %s: its ending could not be stored", table.id)
+                raise TableError("not_saved") from None
+        self._forget(table)
 
     def _forget(self, table: Table) -> None:
         """Drop a table that ended from the running ones; keep it a while for rematches."""
         self.tables.pop(table.id, None)
-        self._locks.pop(table.id, None)
+        self._stored.pop(table.id, None)
         self.ended[table.id] = table
-        timer = self._timers.pop(table.id, None)
-        if timer is not None and timer is not asyncio.current_task():
-            timer.cancel()
+        self._cancel_timer(table.id)
         while len(self.ended) > ENDED_KEPT:
-            self.ended.pop(next(iter(self.ended)))
+            self._locks.pop(self.ended.pop(next(iter(self.ended))).id, None)
 
     async def _persist(self, table: Table) -> None:
-        if self.store is not None:
-            await self.store.save(table)
+        """Store the table as it is now, or refuse: it could not be saved."""
+        if self.store is None:
+            return
+        state = table.to_json()
+        try:
+            await self.store.save(table, state)
+        except Exception:
+            log.exception("table %s could not be saved", table.id)
+            raise TableError("not_saved") from None
+        self._stored[table.id] = state
+
+    @contextlib.asynccontextmanager
+    async def _undo_on_failure(self, table: Table) -> AsyncIterator[None]:
+        """Put a table back as last stored if a change to it fails half way."""
+        try:
+            yield
+        except TableError as error:
+            if error.code == "not_saved":
+                self._undo(table)
+            raise
+        except Exception:
+            log.exception("table %s: a change failed and is undone", table.id)
+            self._undo(table)
+            raise
+
+    def _undo(self, table: Table) -> None:
+        """Make the table in memory what the store holds (nothing, for one never stored)."""
+        stored = self._stored.get(table.id)
+        if stored is None:
+            self.tables.pop(table.id, None)
+            self._cancel_timer(table.id)
+            return
+        table.__dict__.update(Table.from_json(stored).__dict__)
+        self.ended.pop(table.id, None)
+        self.tables[table.id] = table
+        self._schedule(table)
 
     # ------------------------------------------------------------------ timers
+
+    def _cancel_timer(self, table_id: str) -> None:
+        timer = self._timers.pop(table_id, None)
+        if timer is not None and timer is not asyncio.current_task():
+            timer.cancel()
 
     def _schedule(self, table: Table, retry: Plan | None = None) -> None:
         """(Re)start the table's timer task for its current state."""
@@ -453,7 +508,8 @@ class TableService:
             async with self.lock(table_id):
                 if table.version != version or not table.open:
                     return
-                outcome = await self._fired(table, planned, move)
+                async with self._undo_on_failure(table):
+                    outcome = await self._fired(table, planned, move)
             if outcome is not None and self.sink is not None:
                 self.sink.published(outcome)
         except Exception:
@@ -529,21 +585,40 @@ class TableService:
     # ------------------------------------------------------------------ start and stop
 
     async def restore(self) -> list[Table]:
-        """Load every running table and restart its timer; set unreadable ones aside."""
+        """Load every running table and restart its timer, and the tables that ended lately.
+
+        A table that cannot be read is logged and set aside; the others start.
+        """
         if self.store is None:
             return []
         restored = []
+        for stored in await self.store.load_ended():
+            table = await self._read(stored.table_id, stored.text)
+            if table is not None:
+                self.ended[table.id] = table
+                restored.append(table)
         for stored in await self.store.load():
-            try:
-                table = Table.from_json(json.loads(stored.text))
-            except ValueError as exc:
-                log.error("table %s cannot be read and is set aside: %s", stored.table_id, exc)
-                await self.store.mark_unreadable(stored.table_id, str(exc)[:500])
+            table = await self._read(stored.table_id, stored.text)
+            if table is None:
                 continue
-            self.tables[table.id] = table
-            self._schedule(table)
+            if not table.open:  # stored as running, but its end was stored too late
+                self.ended[table.id] = table
+            else:
+                self.tables[table.id] = table
+                self._stored[table.id] = table.to_json()
+                self._schedule(table)
             restored.append(table)
         return restored
+
+    async def _read(self, table_id: str, text: str) -> Table | None:
+        """Read a stored table, or set it aside as unreadable."""
+        assert self.store is not None
+        try:
+            return Table.from_json(json.loads(text))
+        except ValueError as exc:
+            log.error("table %s cannot be read and is set aside: %s", table_id, exc)
+            await self.store.mark_unreadable(table_id, str(exc)[:500])
+            return None
 
     async def shutdown(self) -> None:
         """Stop every timer (the tables stay stored)."""

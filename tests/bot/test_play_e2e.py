@@ -788,3 +788,44 @@ async def test_a_failure_on_our_side_is_answered_in_words_and_logged(
     assert answer["response"]["ephemeral"]
     assert answer["response"]["content"].startswith("Something went wrong on my side.")
     assert "answering a lobby click failed" in caplog.text
+
+
+async def test_an_end_not_yet_shown_when_the_bot_stops_is_shown_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    async with running_sandbox(rate_limits=ROOMY) as sandbox:
+        driver = sandbox.driver
+        for name in ("ana", "ben", "cid"):
+            await driver.create_user(name)
+        async with connected_bot(sandbox, make_bot(tmp_path)) as first:
+            table_id, lobby = await open_table(driver, "ana", "general", "ben", "cid")
+            await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+            table = table_of(first, table_id)
+            for seat, user in ((0, "ana"), (1, "ben"), (2, "cid")):
+                await ready_up(driver, user, await latest_dm(driver, user, table, seat))
+            await first.presenter.pacer.idle()
+            # From now on this process draws nothing more: its redraws wait, then it stops.
+            first.presenter.settle = 60
+            left = await driver.command("cid", "general", "shithead leave")
+            assert left["status"] == "answered" and table.phase == "over"
+        shown = next(m for m in driver.messages("general") if m["id"] == lobby["id"])
+        assert "Result" not in json.dumps(shown["embeds"])
+        async with connected_bot(sandbox, make_bot(tmp_path)) as second:
+
+            def result_shown() -> bool:
+                message = next(m for m in driver.messages("general") if m["id"] == lobby["id"])
+                return "Result" in json.dumps(message["embeds"])
+
+            await driver.wait_until(result_shown, timeout=10)
+            for user in ("ana", "ben", "cid"):
+
+                def over(user: str = user) -> bool:
+                    return "The game is over" in json.dumps(driver.dms(user)[-1])
+
+                await driver.wait_until(over)
+            await second.presenter.pacer.idle()
+            assert not second.presenter.remembers(table_id)
+            # The rematch survives the restart too.
+            again = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:rematch")
+            assert again["status"] == "answered", again
+            assert not again["response"]["ephemeral"], again["response"]["content"]

@@ -85,7 +85,8 @@ def stored(database: Path, table_id: str) -> Table | None:
     """Read a running table from the bot's database, as the bot last wrote it."""
     with contextlib.closing(sqlite3.connect(database, timeout=5)) as db:
         row = db.execute(
-            "SELECT state FROM running_tables WHERE table_id = ?", (table_id,)
+            "SELECT state FROM running_tables WHERE table_id = ? AND ended_at IS NULL",
+            (table_id,),
         ).fetchone()
     return Table.from_json(json.loads(row[0])) if row else None
 

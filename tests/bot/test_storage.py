@@ -69,10 +69,19 @@ async def test_a_table_is_saved_replaced_and_deleted(storage: Storage) -> None:
     assert [t.table_id for t in await storage.running_tables()] == ["b"]
 
 
-async def test_finishing_records_the_game_and_drops_the_table(storage: Storage) -> None:
+async def test_finishing_records_the_game_and_keeps_the_final_state_a_day(
+    storage: Storage,
+) -> None:
     await storage.save_table(StoredTable("t", 1, 2, {}))
-    await storage.finish_table("t", game(person(1, "ann", 1), person(2, "bo", 2, loser=True)))
+    final = StoredTable("t", 1, 2, {"over": True})
+    await storage.finish_table(final, game(person(1, "ann", 1), person(2, "bo", 2, loser=True)))
     assert await storage.running_tables() == []
+    now = datetime.now(UTC)
+    assert await storage.ended_tables(now - timedelta(days=1)) == [
+        RunningRow("t", 1, 2, '{"over":true}')
+    ]
+    assert await storage.ended_tables(now + timedelta(seconds=1)) == []
+    assert await storage.ended_tables(now - timedelta(days=1)) == []  # forgotten for good
     assert sorted(await storage.leaderboard(1), key=lambda r: r.user_id) == [
         LeaderRow(1, "ann", False, 1, 0),
         LeaderRow(2, "bo", False, 1, 1),
@@ -83,8 +92,9 @@ async def test_a_failed_finish_keeps_the_running_table(storage: Storage) -> None
     await storage.save_table(StoredTable("t", 1, 2, {"version": 7}))
     bad = dataclasses.replace(game(person(1, "ann", 1)), moves=-1)
     with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
-        await storage.finish_table("t", bad)
+        await storage.finish_table(StoredTable("t", 1, 2, {"version": 8}), bad)
     assert await storage.running_tables() == [RunningRow("t", 1, 2, '{"version":7}')]
+    assert await storage.ended_tables(datetime.now(UTC) - timedelta(days=1)) == []
     assert await storage.leaderboard(1) == []
 
 
@@ -92,7 +102,7 @@ async def test_concurrent_writes_do_not_interleave(storage: Storage) -> None:
     bad = dataclasses.replace(game(person(1, "ann", 1)), moves=-1)
     results = await asyncio.gather(
         *(storage.save_table(StoredTable(f"t{i}", 1, 2, {"i": i})) for i in range(20)),
-        storage.finish_table("t3", bad),
+        storage.finish_table(StoredTable("t3", 1, 2, {"i": 3}), bad),
         return_exceptions=True,
     )
     assert sum(isinstance(r, Exception) for r in results) == 1

@@ -160,7 +160,7 @@ async def test_a_restored_turn_timer_runs_from_its_stored_deadline(
     await soon(saved)
 
 
-async def test_a_finished_game_is_recorded_and_no_longer_restored(
+async def test_a_finished_game_is_recorded_and_restored_only_as_ended(
     storage: Storage, clock: FakeClock, services: Services
 ) -> None:
     service = services(storage, None)
@@ -169,7 +169,9 @@ async def test_a_finished_game_is_recorded_and_no_longer_restored(
     await service.submit(table.id, BEN, Leave())
     assert phase(table) == "over"
     assert await storage.running_tables() == []
-    assert await services(storage, None).restore() == []
+    fresh = services(storage, None)
+    assert [(t.id, t.phase) for t in await fresh.restore()] == [(table.id, "over")]
+    assert fresh.tables == {}
     rows = {row.name: (row.games, row.losses) for row in await storage.leaderboard(10)}
     assert rows == {"Ana": (1, 0), "Ben": (1, 1), "Cid": (1, 0)}
     (played,) = await storage.played_games(10, BEN.user_id)

@@ -73,22 +73,29 @@ class Recorder:
 
 
 class MemoryStore:
-    """Tables kept as JSON text, as the database keeps them."""
+    """Tables kept as JSON text, as the database keeps them; writes can be made to fail."""
 
     def __init__(self) -> None:
         self.saved: dict[str, str] = {}
+        self.ended: dict[str, str] = {}
         self.finished: list[str] = []
         self.unreadable: dict[str, str] = {}
+        self.failing = False
 
-    async def save(self, table: Table) -> None:
-        self.saved[table.id] = json.dumps(table.to_json())
+    def _check(self) -> None:
+        if self.failing:
+            raise OSError(28, "No space left on device")
 
-    async def finish(self, table: Table) -> None:
+    async def save(self, table: Table, state: dict[str, Any]) -> None:
+        self._check()
+        self.saved[table.id] = json.dumps(state)
+
+    async def end(self, table: Table, state: dict[str, Any]) -> None:
+        self._check()
         self.saved.pop(table.id, None)
-        self.finished.append(table.id)
-
-    async def delete(self, table_id: str) -> None:
-        self.saved.pop(table_id, None)
+        self.ended[table.id] = json.dumps(state)
+        if table.game is not None and table.game.over:
+            self.finished.append(table.id)
 
     async def load(self) -> list[StoredState]:
         return [
@@ -96,6 +103,9 @@ class MemoryStore:
             for table_id, text in self.saved.items()
             if table_id not in self.unreadable
         ]
+
+    async def load_ended(self) -> list[StoredState]:
+        return [StoredState(table_id, text) for table_id, text in self.ended.items()]
 
     async def mark_unreadable(self, table_id: str, reason: str) -> None:
         self.unreadable[table_id] = reason

@@ -401,3 +401,91 @@ def test_resolve_refuses_out_of_range_indexes() -> None:
     assert controls.resolve(view, PlayCards(0)) is None
     assert isinstance(controls.resolve(view, SwapCards(0, 1)), Swap)
     assert not any(isinstance(a, Play | Flip | PickUp) for a in view.legal)
+
+
+async def test_a_move_that_cannot_be_stored_did_not_happen_and_works_once_the_disk_is_back(
+    service: TableService, store: MemoryStore
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    await all_ready(service, table, ANA, BEN)
+    assert table.game is not None and table.game.turn is not None
+    turn = table.game.turn
+    player = (ANA, BEN)[turn]
+    version = table.seats[turn].version
+    before = table.to_json()
+    store.failing = True
+    await refused("not_saved", service.submit(table.id, player, PlayCards(0), version))
+    assert table.to_json() == before == store.state(table.id)
+    assert service.find(table.id) is table and table.game.turn == turn
+    store.failing = False
+    outcome = await service.submit(table.id, player, PlayCards(0), version)
+    assert (
+        outcome.events and table.game.moves == json.loads(json.dumps(before))["game"]["moves"] + 1
+    )
+
+
+async def test_a_lobby_that_cannot_be_stored_is_not_opened(
+    service: TableService, store: MemoryStore
+) -> None:
+    store.failing = True
+    await refused("not_saved", service.create(10, 20, ANA, config()))
+    assert service.in_channel(20) is None and service.tables == {}
+    store.failing = False
+    await service.create(10, 20, ANA, config())
+
+
+async def test_an_ending_that_cannot_be_stored_is_undone_then_recorded_once(
+    service: TableService, store: MemoryStore
+) -> None:
+    table = await seated(service, ANA, BEN, CID)
+    await service.submit(table.id, ANA, Start())
+    stored = store.state(table.id)
+    store.failing = True
+    await refused("not_saved", service.submit(table.id, BEN, Leave()))
+    assert table.phase == "setup" and table.to_json() == stored
+    assert store.finished == [] and service.in_channel(20) is table
+    store.failing = False
+    await service.submit(table.id, BEN, Leave())
+    assert phase(table) == "over" and store.finished == [table.id]
+    assert table.id not in store.saved and table.id in store.ended
+
+
+async def test_a_timer_whose_write_fails_tries_again_later(
+    service: TableService, store: MemoryStore, clock: FakeClock
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    store.failing = True
+    await clock.advance(61)  # the setup time runs out, but the store is down
+    assert table.phase == "setup"
+    store.failing = False
+    await clock.advance(6)
+    assert phase(table) == "play" and store.state(table.id)["game"]["phase"] == "play"
+
+
+async def test_no_rematch_for_too_few_players_and_no_invisible_table(
+    service: TableService,
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    await service.submit(table.id, BEN, Leave())
+    error = await refused("rematch_too_few", service.submit(table.id, ANA, Rematch()))
+    assert error.params == {"low": 2, "count": 1}
+    assert service.in_channel(20) is None
+    await service.create(10, 20, ANA, config())
+
+
+async def test_an_ended_table_is_restored_for_its_rematch(
+    service: TableService, store: MemoryStore, clock: FakeClock
+) -> None:
+    table = await seated(service, ANA, BEN, CID)
+    await service.submit(table.id, ANA, Start())
+    await service.submit(table.id, CID, Leave())
+    fresh = TableService(store=store, clock=clock, sleep=clock.sleep)
+    restored = await fresh.restore()
+    assert [(t.id, t.phase) for t in restored] == [(table.id, "over")]
+    assert fresh.tables == {} and fresh.find(table.id) is not None
+    again = await fresh.submit(table.id, BEN, Rematch())
+    assert again.snapshot.names == ["Ana", "Ben"] and again.snapshot.phase == "setup"
+    await fresh.shutdown()
