@@ -10,6 +10,7 @@ from typing import Literal
 
 from bot.i18n import t
 from bot.storage import LeaderRow, PlayedGame
+from bot.words import plain
 
 Period = Literal["all", "30d"]
 Order = Literal["shithead", "loss_rate", "games"]
@@ -53,7 +54,7 @@ def _line(place: int, row: LeaderRow, locale: str) -> str:
         "{place}. **{name}**: Shithead ×{losses}, played {games}, loss rate {rate}",
         locale,
         place=place,
-        name=row.name,
+        name=plain(row.name or "?"),
         losses=row.losses,
         games=row.games,
         rate=f"{rate:.0%}" if rate is not None else "–",

@@ -63,17 +63,26 @@ async def guarded(interaction: discord.Interaction, what: str) -> AsyncIterator[
 class Answers:
     """Carry members' requests to the core and answer them through the presenter."""
 
-    def __init__(self, service: TableService, presenter: Presenter) -> None:
+    def __init__(
+        self, service: TableService, presenter: Presenter, command_name: str = "shithead"
+    ) -> None:
         self.service = service
         self.presenter = presenter
+        self.command_name = command_name
+
+    def refusal(
+        self, error: TableError, interaction: discord.Interaction, table_id: str | None = None
+    ) -> str:
+        """Say in the asker's words why nothing happened."""
+        found = self.service.find(table_id) if table_id is not None else None
+        shown = snapshot(found) if found is not None else None
+        return refusal(error, locale_of(interaction), shown, self.command_name)
 
     async def refuse(
         self, interaction: discord.Interaction, error: TableError, table_id: str | None = None
     ) -> None:
         """Tell the asker, in their words, why nothing happened."""
-        found = self.service.find(table_id) if table_id is not None else None
-        shown = snapshot(found) if found is not None else None
-        await say(interaction, refusal(error, locale_of(interaction), shown))
+        await say(interaction, self.refusal(error, interaction, table_id))
 
     async def lobby(
         self, interaction: discord.Interaction, table_id: str, intent: LobbyIntent | None

@@ -72,7 +72,7 @@ class ShitheadBot(commands.Bot):
         self.tables = TableService(
             sink=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds
         )
-        self.answers = Answers(self.tables, self.presenter)
+        self.answers = Answers(self.tables, self.presenter, settings.command_name)
         self._to_redraw: list[Snapshot] = []
         self.tree.error(self.on_tree_error)
 

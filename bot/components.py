@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 import discord
 
 from bot import custom_ids
+from bot.words import clip
 from tables.intents import (
     AddComputer,
     ChooseFaceUp,
@@ -89,11 +90,20 @@ def _values(arg: str | None) -> tuple[int, ...] | None:
         return None
 
 
+_INDEX = re.compile(r"[0-9]{1,3}")
+# Discord's limits for labels and placeholders.
+BUTTON_LABEL = 80
+OPTION_LABEL = 100
+PLACEHOLDER = 150
+
+
 def picked(interaction: discord.Interaction) -> tuple[int, ...] | None:
-    """Read a select menu's chosen values as indexes, or None if one is not a number."""
+    """Read a menu's chosen values as indexes: ASCII digits only, else None (nothing offered)."""
     data: Any = interaction.data or {}
     raw = data.get("values") if isinstance(data, dict) else None
-    if not isinstance(raw, list) or not all(isinstance(v, str) and v.isdigit() for v in raw):
+    if not isinstance(raw, list) or len(raw) > 25:
+        return None
+    if not all(isinstance(v, str) and _INDEX.fullmatch(v) for v in raw):
         return None
     return tuple(int(v) for v in raw)
 
@@ -103,7 +113,11 @@ def button(
 ) -> discord.ui.Button[Any]:
     """Make a plain button with a custom_id."""
     return discord.ui.Button(
-        label=label, custom_id=custom_id, style=style, row=row, disabled=disabled
+        label=clip(label, BUTTON_LABEL),
+        custom_id=custom_id,
+        style=style,
+        row=row,
+        disabled=disabled,
     )
 
 
@@ -230,10 +244,12 @@ class _Menu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sh:menu:n
         row: int | None,
         count: int = 1,
     ) -> None:
+        for option in options:
+            option.label = clip(option.label, OPTION_LABEL)
         super().__init__(
             discord.ui.Select(
                 custom_id=custom_id,
-                placeholder=placeholder,
+                placeholder=clip(placeholder, PLACEHOLDER),
                 options=options or [discord.SelectOption(label="-", value="0")],
                 min_values=count,
                 max_values=count,

@@ -130,6 +130,8 @@ class Presenter:
         self.pacer = pacer
         self.store = store
         self.command_name = command_name
+        # The table message calls the game what the server's command calls it.
+        self.game_name = command_name.replace("-", " ").replace("_", " ").title()
         self.settle = settle
         self.ping_delay = ping_delay
         self.sleep = sleep
@@ -219,7 +221,7 @@ class Presenter:
         state = self._state(snapshot)
         if snapshot.version >= state.latest.version:
             state.latest = snapshot
-        rendered = render_table(snapshot, self.locale(snapshot))
+        rendered = render_table(snapshot, self.locale(snapshot), self.game_name)
         if edit:
             await interaction.response.edit_message(**rendered.edit_kwargs())
             message = interaction.message
@@ -304,7 +306,7 @@ class Presenter:
         if state is None or state.message is None or ("table",) in state.answering:
             return False
         snapshot = state.latest
-        rendered = render_table(snapshot, self.locale(snapshot))
+        rendered = render_table(snapshot, self.locale(snapshot), self.game_name)
         mark = rendered.fingerprint()
         if state.mark == mark:
             self._drop_if_closed(state)
@@ -594,7 +596,8 @@ class Presenter:
             return
         if (
             state.message is not None
-            and state.mark != render_table(snapshot, self.locale(snapshot)).fingerprint()
+            and state.mark
+            != render_table(snapshot, self.locale(snapshot), self.game_name).fingerprint()
         ):
             return
         for seat in snapshot.humans() if snapshot.public is not None else []:

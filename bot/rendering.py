@@ -28,6 +28,7 @@ from bot.i18n import t
 from bot.words import (
     card_text,
     cards_text,
+    fit,
     level_word,
     names,
     note_text,
@@ -100,39 +101,50 @@ class Rendered:
         return kwargs
 
 
+# Discord's limits for an embed.
+FIELD_LIMIT = 1024
+DESCRIPTION_LIMIT = 4096
+
+
+def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: bool = False) -> None:
+    """Add a field, its lines cut to Discord's limit with "… and N more"."""
+    embed.add_field(name=name, value=fit(value.split("\n"), FIELD_LIMIT, locale), inline=inline)
+
+
 # ---------------------------------------------------------------------- the table message
 
 
-def render_table(snapshot: Snapshot, locale: str) -> Rendered:
+def render_table(snapshot: Snapshot, locale: str, game: str = "Shithead") -> Rendered:
     """Draw the table message: seats, pile, turn, counts, the last moves, the result."""
-    return Rendered((table_embed(snapshot, locale),), table_components(snapshot, locale))
+    embed = table_embed(snapshot, locale, game)
+    return Rendered((embed,), table_components(snapshot, locale))
 
 
-def table_embed(snapshot: Snapshot, locale: str) -> discord.Embed:
-    """Draw the table message's embed."""
-    title = t("Shithead table {id}", locale, id=snapshot.id)
+def table_embed(snapshot: Snapshot, locale: str, game: str = "Shithead") -> discord.Embed:
+    """Draw the table message's embed; `game` is what the server calls the game."""
+    title = t("{game} table {id}", locale, game=game, id=snapshot.id)
     embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
     seat_names = names(snapshot, locale)
     log = [note_text(note, snapshot, locale) for note in snapshot.log]
     if snapshot.phase == "lobby":
         seats = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(seat_names))
         embed.description = t("Waiting for players. The host starts the game.", locale)
-        embed.add_field(name=t("Seats", locale), value=seats or "—", inline=False)
+        add(embed, t("Seats", locale), seats or "—", locale, inline=False)
         summary = rules_summary(snapshot.rules, snapshot.preset, locale)
-        embed.add_field(name=t("Rules", locale), value=summary, inline=False)
+        add(embed, t("Rules", locale), summary, locale, inline=False)
         return embed
     view = snapshot.public
     if snapshot.phase == "closed" or view is None:
         embed.description = t("This table is closed.", locale)
         if log:
             last = "\n".join(log[-LOG_SHOWN_CLOSED:])
-            embed.add_field(name=t("Last moves", locale), value=last, inline=False)
+            add(embed, t("Last moves", locale), last, locale, inline=False)
         return embed
     lines = []
     for seat in view.seats:
         marker = "▶ " if view.turn == seat.seat else "• "
         lines.append(marker + seat_line(snapshot, seat, locale))
-    embed.add_field(name=t("Seats", locale), value="\n".join(lines), inline=False)
+    add(embed, t("Seats", locale), "\n".join(lines), locale, inline=False)
     if snapshot.phase == "setup":
         embed.description = t(
             "Setup: look at your private view, arrange your cards and press Ready.", locale
@@ -145,19 +157,19 @@ def table_embed(snapshot: Snapshot, locale: str) -> discord.Embed:
             name=seat_names[view.turn],
             direction=direction,
         )
-    embed.add_field(name=t("Pile", locale), value=pile_text(view, locale), inline=False)
+    add(embed, t("Pile", locale), pile_text(view, locale), locale, inline=False)
     counts = t(
         "stock {stock} · burned {burned}", locale, stock=view.stock_count, burned=len(view.burned)
     )
-    embed.add_field(name=t("Cards", locale), value=counts, inline=False)
+    add(embed, t("Cards", locale), counts, locale, inline=False)
     if snapshot.phase == "over":
         order = [seat_names[seat] for seat in view.finished]
         result = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(order))
         if view.loser is not None:
             result += "\n" + t("💩 Shithead: {name}", locale, name=seat_names[view.loser])
-        embed.add_field(name=t("Result", locale), value=result or "—", inline=False)
+        add(embed, t("Result", locale), result or "—", locale, inline=False)
     if log:
-        embed.add_field(name=t("Last moves", locale), value="\n".join(log), inline=False)
+        add(embed, t("Last moves", locale), "\n".join(log), locale, inline=False)
     return embed
 
 
@@ -241,16 +253,16 @@ def private_embed(
     embed.set_footer(text=t("table {id} · view {version}", locale, id=snapshot.id, version=version))
     public = snapshot.public
     if public is None:
-        embed.add_field(name=t("Turn", locale), value=t("This table is closed.", locale))
+        add(embed, t("Turn", locale), t("This table is closed.", locale), locale)
         return embed
     mine = public.seats[seat]
     hand = cards_text(view.hand) if view is not None else "—"
-    embed.add_field(name=t("Hand", locale), value=hand, inline=False)
+    add(embed, t("Hand", locale), hand, locale, inline=False)
     face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
-    embed.add_field(name=t("Face-up", locale), value=face_up, inline=True)
-    embed.add_field(name=t("Face-down", locale), value=str(mine.face_down_count), inline=True)
-    embed.add_field(name=t("Pile", locale), value=pile_text(public, locale), inline=False)
-    embed.add_field(name=t("Turn", locale), value=_status(snapshot, seat, locale), inline=False)
+    add(embed, t("Face-up", locale), face_up, locale, inline=True)
+    add(embed, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
+    add(embed, t("Pile", locale), pile_text(public, locale), locale, inline=False)
+    add(embed, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
     return embed
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.i18n import t
+import discord
+
+from bot.i18n import t, tn
 from engine.actions import Flip, PickUp, Play, PlayStock
 from engine.cards import JOKER, Card, parse_card, parse_rank, rank_name
 from engine.errors import ErrorCode
@@ -20,6 +22,29 @@ from tables.notes import Note
 from tables.outcome import SeatSnapshot, Snapshot
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def plain(name: str) -> str:
+    """Show a name someone chose as plain text: no markdown, links or mentions."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(name))
+
+
+def fit(lines: list[str], limit: int, locale: str) -> str:
+    """Join lines within `limit` characters, ending with "… and N more" when some don't fit."""
+    text = "\n".join(lines)
+    if len(text) <= limit:
+        return text or "—"
+    for kept in range(len(lines) - 1, -1, -1):
+        more = tn("… and {count} more", "… and {count} more", len(lines) - kept, locale)
+        text = "\n".join([*lines[:kept], more])
+        if len(text) <= limit:
+            return text
+    return lines[0][: limit - 1] + "…"
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut a label to Discord's length for it."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def rank_word(rank: int, locale: str) -> str:
@@ -51,7 +76,13 @@ def some_cards_text(cards: Sequence[Card], limit: int, locale: str) -> str:
     if len(cards) <= limit:
         return cards_text(cards)
     more = len(cards) - limit
-    return t("{cards} and {more} more", locale, cards=cards_text(cards[-limit:]), more=more)
+    return tn(
+        "{cards} and {count} more",
+        "{cards} and {count} more",
+        more,
+        locale,
+        cards=cards_text(cards[-limit:]),
+    )
 
 
 def play_label(cards: Sequence[Card], locale: str) -> str:
@@ -60,7 +91,7 @@ def play_label(cards: Sequence[Card], locale: str) -> str:
         return t("run {cards}", locale, cards=cards_text(cards))
     rank = rank_word(cards[0].rank, locale)
     if len(cards) == 1:
-        return t("a {rank} ({cards})", locale, rank=rank, cards=cards_text(cards))
+        return t("{rank} ({cards})", locale, rank=rank, cards=cards_text(cards))
     return t(
         "{count} × {rank} ({cards})", locale, count=len(cards), rank=rank, cards=cards_text(cards)
     )
@@ -88,11 +119,12 @@ def pile_text(table: TableView, locale: str) -> str:
     top = table.pile_top
     if top is None:
         return t("empty — play anything", locale)
-    return t(
+    return tn(
+        "{top} (1 card) — play {allowed}",
         "{top} ({count} cards) — play {allowed}",
+        len(table.pile),
         locale,
         top=card_text(top),
-        count=len(table.pile),
         allowed=constraint_text(table.constraint, locale),
     )
 
@@ -106,7 +138,7 @@ def seat_name(snapshot: Snapshot, seat: int, locale: str) -> str:
     """Name a seat: a member's display name, or "Computer 2 (expert)"."""
     each = snapshot.seats[seat]
     if each.computer is None:
-        return each.name
+        return plain(each.name)
     return t(
         "Computer {number} ({level})",
         locale,
@@ -130,7 +162,7 @@ def _who(note: Note, snapshot: Snapshot, locale: str) -> str:
     seat = note.params.get("seat")
     if isinstance(seat, int) and 0 <= seat < len(snapshot.seats):
         return seat_name(snapshot, seat, locale)
-    return str(note.params.get("name", "?"))
+    return plain(str(note.params.get("name", "?")))
 
 
 def note_text(note: Note, snapshot: Snapshot, locale: str) -> str:
@@ -152,11 +184,25 @@ def note_text(note: Note, snapshot: Snapshot, locale: str) -> str:
         return t("{name} played {cards}{where}", locale, name=who, cards=cards, where=where)
     if code == "burned":
         if p.get("card"):
-            rank = rank_word(parse_card(str(p["card"])).rank, locale)
-            return t("{name} burned the pile with a {rank}", locale, name=who, rank=rank)
+            card = card_text(parse_card(str(p["card"])))
+            return t("{name} burned the pile with {card}", locale, name=who, card=card)
         return t("{name} burned the pile with four of a kind", locale, name=who)
     if code == "picked_up":
-        return t("{name} picked up the pile ({count} cards)", locale, name=who, count=p["count"])
+        return tn(
+            "{name} picked up the pile (1 card)",
+            "{name} picked up the pile ({count} cards)",
+            int(p["count"]),
+            locale,
+            name=who,
+        )
+    if code == "idle_out":
+        return tn(
+            "{name} missed a turn and is out",
+            "{name} missed {count} turns in a row and is out",
+            int(p["count"]),
+            locale,
+            name=who,
+        )
     if code == "skipped":
         skipped = ", ".join(seat_name(snapshot, int(s), locale) for s in p.get("seats", []))
         return t("{names} skipped", locale, names=skipped)
@@ -173,7 +219,6 @@ def note_text(note: Note, snapshot: Snapshot, locale: str) -> str:
         "ended": "{name} ended the table",
         "lobby_closed": "The lobby closed: nobody started a game.",
         "timed_out": "{name} ran out of time; the bot played for them",
-        "idle_out": "{name} missed {count} turns in a row and is out",
     }
     if code in simple:
         values = {key: value for key, value in p.items() if key not in ("seat", "name")}
@@ -190,10 +235,10 @@ def _refusal_words(error: TableError, locale: str) -> str:
     if code == ErrorCode.CANNOT_BEAT and isinstance(action, Play) and top is not None:
         assert isinstance(table, TableView)
         return t(
-            "a {card} can't go on a {top}: play {allowed}",
+            "{card} can't go on {top}: play {allowed}",
             locale,
-            card=rank_word(action.cards[0].rank, locale),
-            top=rank_word(top.rank, locale),
+            card=cards_text(action.cards),
+            top=card_text(top),
             allowed=constraint_text(table.constraint, locale),
         )
     words = {
@@ -211,7 +256,9 @@ def _refusal_words(error: TableError, locale: str) -> str:
     return t("that move isn't allowed", locale)
 
 
-def refusal(error: TableError, locale: str, snapshot: Snapshot | None = None) -> str:
+def refusal(
+    error: TableError, locale: str, snapshot: Snapshot | None = None, command: str = "shithead"
+) -> str:
     """Put a refusal of the core into one friendly sentence for the asker."""
     p = error.params
     code = error.code
@@ -225,27 +272,48 @@ def refusal(error: TableError, locale: str, snapshot: Snapshot | None = None) ->
         return t("It isn't your turn.", locale)
     if code == "no_such_level":
         return t("There is no {level} computer player yet.", locale, level=p.get("level"))
+    if code == "no_table":
+        text = "There is no table in this channel. Open one with `/{command} create`."
+        return t(text, locale, command=command)
+    if code == "table_full":
+        count = int(p["count"])
+        return tn(
+            "The table is full (1 player).", "The table is full ({count} players).", count, locale
+        )
+    if code == "player_count":
+        return tn(
+            "These rules need {low} to {high} players; the table has 1.",
+            "These rules need {low} to {high} players; the table has {count}.",
+            int(p["count"]),
+            locale,
+            low=p["low"],
+            high=p["high"],
+        )
+    if code == "rematch_too_few":
+        return tn(
+            "A rematch needs at least {low} players; 1 is left.",
+            "A rematch needs at least {low} players; {count} are left.",
+            int(p["count"]),
+            locale,
+            low=p["low"],
+        )
     words = {
         "table_ended": "This table has ended.",
-        "no_table": "There is no table in this channel. Open one with `create`.",
         "channel_busy": "This channel already has a table. Use another channel for another game.",
         "rematch_too_old": "That game is too old for a rematch. Open a new table.",
         "rematch_not_player": "Only the players of that game can ask for a rematch.",
         "already_seated": "You already sit at this table.",
-        "table_full": "The table is full ({count} players).",
         "add_computer_not_seated": "Only players at this table can add computer players.",
         "not_seated": "You don't sit at this table.",
         "member_not_seated": "That member doesn't sit at this table.",
         "host_only": "Only the host can start the game.",
         "host_or_moderator": "Only the host or a moderator can do that.",
-        "player_count": "These rules need {low} to {high} players; the table has {count}.",
         "already_started": "The game has already started.",
         "not_playing": "You're not playing at this table.",
         "not_started": "The game hasn't started yet.",
         "stale_view": "That was an old view. Use your latest one.",
         "move_gone": "That move isn't available any more.",
         "not_saved": "That couldn't be saved just now, so nothing changed. Try again in a moment.",
-        "rematch_too_few": "A rematch needs at least {low} players; {count} are left.",
     }
     if code in words:
         return t(words[code], locale, **p)
@@ -267,19 +335,22 @@ POWER_WORDS = {
 
 def rules_summary(rules: RuleSet, preset: str, locale: str) -> str:
     """Sum up a rule set in a few lines for the lobby."""
+    # A power of the joker means nothing when the decks have no jokers.
     powers = ", ".join(
         f"{rank_word(parse_rank(name), locale)}: "
         + "/".join(t(POWER_WORDS[word], locale) for word in (power.effects or (power.play,)))
         for name, power in rules.powers.items()
+        if rules.jokers or parse_rank(name) != JOKER
     )
+    decks = tn("1 deck", "{count} decks", rules.decks, locale)
+    jokers = tn("1 joker a deck", "{count} jokers a deck", rules.jokers, locale)
     lines = [
         t("Preset: {preset}", locale, preset=preset),
         t(
-            "{decks} deck(s), {jokers} joker(s) a deck; {down} face-down, {up} face-up, "
-            "{hand} in hand",
+            "{decks}, {jokers}; {down} face-down, {up} face-up, {hand} in hand",
             locale,
-            decks=rules.decks,
-            jokers=rules.jokers,
+            decks=decks,
+            jokers=jokers if rules.jokers else t("no jokers", locale),
             down=rules.table_cards,
             up=rules.table_cards,
             hand=rules.hand_size,

@@ -27,6 +27,7 @@ from bot._leaderboard import (
 from bot.answers import locale_of
 from bot.i18n import t
 from bot.storage import PlayedGame, Storage
+from bot.words import plain
 
 # Source texts: translated with t() in messages and by the command translator in menus.
 PERIOD_NAMES: dict[Period, str] = {"all": "all time", "30d": "last 30 days"}
@@ -69,7 +70,7 @@ async def leaderboard_page(
         title=t(
             "Hall of shame of {guild}: {order}, {period}",
             locale,
-            guild=guild.name,
+            guild=plain(guild.name),
             order=t(ORDER_NAMES[order], locale),
             period=t(PERIOD_NAMES[period], locale),
         ),
@@ -243,7 +244,7 @@ async def setup(bot: ShitheadBot) -> None:
 def stats_embed(name: str, games: list[PlayedGame], locale: str) -> discord.Embed:
     """Show a member's games, losses, loss rate, streaks and favourite preset."""
     record = member_stats(games)
-    embed = discord.Embed(title=t("{name}'s record", locale, name=name))
+    embed = discord.Embed(title=t("{name}'s record", locale, name=plain(name)))
     if record.games == 0:
         embed.description = t("No games recorded on this server.", locale)
         return embed

@@ -19,7 +19,7 @@ from bot.cogs.houserules import show_house_rules
 from bot.cogs.stats import forget_me_prompt
 from bot.guild_settings import GuildSettings
 from bot.storage import Storage
-from bot.words import refusal, rules_summary
+from bot.words import plain, rules_summary
 from engine.rules import RulesError, preset_names
 from tables.errors import TableError
 from tables.intents import AddComputer, End, Join, Kick, Leave, LobbyIntent, Start
@@ -66,7 +66,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
             table = self.service.channel_table(interaction.channel_id or 0)
             await self.service.submit(table.id, member_of(interaction), intent)
         except TableError as error:
-            await say(interaction, refusal(error, locale_of(interaction)))
+            await self.answers.refuse(interaction, error)
             return
         await say(interaction, self.answers.done(DONE[verb], interaction, id=table.id))
 
@@ -77,7 +77,6 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         self, interaction: discord.Interaction, preset: app_commands.Choice[str] | None = None
     ) -> None:
         """Open a lobby and post its table message."""
-        locale = locale_of(interaction)
         if interaction.guild_id is None or interaction.channel_id is None:
             await say(
                 interaction, self.answers.done("Open a table in a server channel.", interaction)
@@ -102,7 +101,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
             await say(interaction, self.answers.done(text, interaction, error=error))
             return
         except TableError as error:
-            await say(interaction, refusal(error, locale))
+            await self.answers.refuse(interaction, error)
             return
         await self.answers.post_table(interaction, outcome.snapshot)
 
@@ -140,7 +139,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         try:
             table = self.service.channel_table(interaction.channel_id or 0)
         except TableError as error:
-            await say(interaction, refusal(error, locale_of(interaction)))
+            await self.answers.refuse(interaction, error)
             return
         await self.answers.hand(interaction, table.id)
 
@@ -152,7 +151,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         try:
             table = self.service.channel_table(interaction.channel_id or 0)
         except TableError as error:
-            await say(interaction, refusal(error, locale_of(interaction)))
+            await self.answers.refuse(interaction, error)
             return
         await self.answers.post_table(interaction, snapshot(table))
 
@@ -179,10 +178,11 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
             table = self.service.channel_table(interaction.channel_id or 0)
             await self.service.submit(table.id, member_of(interaction), Kick(member.id))
         except TableError as error:
-            await say(interaction, refusal(error, locale_of(interaction)))
+            await self.answers.refuse(interaction, error)
             return
         text = "{name} was removed."
-        await say(interaction, self.answers.done(text, interaction, name=member.display_name))
+        name = plain(member.display_name)
+        await say(interaction, self.answers.done(text, interaction, name=name))
 
     @app_commands.command(
         name="end", description=locale_str("Close this channel's table (host or moderator)")
@@ -193,7 +193,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
             table = self.service.channel_table(interaction.channel_id or 0)
             await self.service.submit(table.id, member_of(interaction), End())
         except TableError as error:
-            await say(interaction, refusal(error, locale_of(interaction)))
+            await self.answers.refuse(interaction, error)
             return
         await say(interaction, self.answers.done("The table is closed.", interaction))
 

@@ -121,3 +121,27 @@ def test_custom_ids_are_encoded_within_discords_limit_and_never_name_a_card() ->
         custom_ids.encode("ab12", 3, "play", "10H")
     with pytest.raises(ValueError):
         custom_ids.encode("ab12", 3, "choose", ".".join(["1"] * 40))
+
+
+class FakeInteraction:
+    def __init__(self, values: object) -> None:
+        self.data = {"values": values}
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (["0"], (0,)),
+        (["3", "12"], (3, 12)),
+        (["²"], None),
+        (["٣"], None),
+        (["9" * 90], None),
+        (["-1"], None),
+        ("0", None),
+        ([0], None),
+    ],
+)
+def test_menu_values_are_read_strictly(values: object, expected: tuple[int, ...] | None) -> None:
+    from bot.components import picked
+
+    assert picked(FakeInteraction(values)) == expected  # type: ignore[arg-type]

@@ -628,7 +628,7 @@ async def test_karma_players_stack_equal_cards_before_play(
     message = await latest_dm(driver, "ana", table, 0)
     menu = find(message, "stack")
     assert menu is not None
-    assert [option["label"] for option in menu["options"]] == ["Stack a 5 (5♥)"]
+    assert [option["label"] for option in menu["options"]] == ["Stack 5 (5♥)"]
     stacked = await driver.select("ana", message["id"], menu["custom_id"], ["0"])
     assert stacked["status"] == "answered", stacked
     shown = stacked["response"]
@@ -684,7 +684,7 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
     created = await driver.command("ana", "general", "shithead create", {"preset": "dutch"})
     lobby = created["response"]
     summary = field(lobby, "Rules")
-    assert summary.startswith("Preset: dutch\n") and "2 joker(s)" in summary
+    assert summary.startswith("Preset: dutch\n") and "2 jokers a deck" in summary
     assert "pick up only when you can't play" in summary
     table_id = ids(lobby)[0].split(":")[1]
     table = table_of(bot, table_id)

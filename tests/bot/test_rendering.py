@@ -20,7 +20,7 @@ from bot.rendering import (
 from bot.words import card_text, constraint_text, note_text, rules_summary
 from engine.actions import PickUp
 from engine.cards import Card, sort_key
-from engine.events import Burned, Played
+from engine.events import Burned, PickedUp, Played
 from engine.game import Game
 from engine.pile import Constraint
 from engine.rules import make_rules
@@ -74,7 +74,7 @@ def test_words_for_the_pile_and_the_moves() -> None:
     table = big_hand_table()
     notes = notes_of([Played(0, (Card(10, "H"),), "hand"), Burned(0, 4, "power")])
     lines = [note_text(note, snapshot(table), EN) for note in notes]
-    assert lines == ["Ana played 10♥", "Ana burned the pile with a 10"]
+    assert lines == ["Ana played 10♥", "Ana burned the pile with 10♥"]
 
 
 def test_computer_seats_are_named_in_words_by_their_number() -> None:
@@ -179,3 +179,47 @@ def test_a_fingerprint_changes_with_the_picture_inputs_and_not_otherwise() -> No
     assert table.game is not None
     table.game.apply(table.game.legal_actions(0)[0])
     assert render_table(snapshot(table), EN).fingerprint() != first.fingerprint()
+
+
+def test_names_are_shown_as_plain_text_never_as_links_or_mentions() -> None:
+    hostile = ["[nitro](https://evil.example)", "**x**", "||x||", "@everyone"]
+    seats = [Seat(10 + n, name) for n, name in enumerate(hostile)]
+    table = Table("abc", 1, 2, 3, "classic", make_rules(), 5, 90, 3, seats)
+    value = str(next(f for f in table_embed(snapshot(table), EN).fields if f.name == "Seats").value)
+    # The opening bracket is escaped, so Discord shows the text instead of a masked link.
+    assert re.search(r"(?<!\\)\[nitro\]\(", value) is None and "\\[nitro]" in value
+    assert "**x**" not in value and "||x||" not in value
+    assert "@everyone" not in value and "@\u200beveryone" in value
+
+
+def test_every_field_stays_within_discords_limits_however_big_the_table() -> None:
+    rules = make_rules("classic", {"decks": 4, "jokers": 4})
+    seats = [Seat(100 + n, "N" * 32) for n in range(34)]
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
+    lobby = table_embed(snapshot(table), EN)
+    assert all(len(str(field.value)) <= 1024 for field in lobby.fields)
+    assert str(lobby.fields[0].value).endswith("more")
+    assert len(lobby) <= 6000
+
+
+def test_a_power_on_every_rank_still_fits_and_jokers_only_when_there_are_some() -> None:
+    powers = {
+        name: {"play": "anywhere", "effects": ["reset", "glass", "reverse", "skip"]}
+        for name in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK")
+    }
+    rules = make_rules("classic", {"powers": powers})
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana")])
+    embed = table_embed(snapshot(table), EN)
+    summary = str(next(f for f in embed.fields if f.name == "Rules").value)
+    assert len(summary) <= 1024 and "joker:" not in summary and "no jokers" in summary
+    with_jokers = rules_summary(make_rules("classic", {"jokers": 2}), "classic", EN)
+    assert "joker:" in with_jokers and "2 jokers a deck" in with_jokers
+    assert "1 deck," in rules_summary(make_rules("classic"), "classic", EN)
+
+
+def test_counted_words_agree_with_their_number() -> None:
+    table = big_hand_table()
+    shown = snapshot(table)
+    one = note_text(notes_of([PickedUp(0, 1)])[0], shown, EN)
+    many = note_text(notes_of([PickedUp(0, 5)])[0], shown, EN)
+    assert one == "Ana picked up the pile (1 card)" and many == "Ana picked up the pile (5 cards)"
