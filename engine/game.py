@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from itertools import combinations, groupby, pairwise
-from operator import itemgetter
+from itertools import combinations, pairwise
 from typing import Any, Literal
 
+from engine import legal
 from engine.actions import (
     Action,
     Choose,
@@ -45,6 +45,7 @@ from engine.events import (
 )
 from engine.pile import PowerTable, four_of_a_kind_on_top
 from engine.rules import RuleSet
+from engine.seats import next_active, standings
 
 Phase = Literal["setup", "play", "over"]
 
@@ -53,8 +54,6 @@ Phase = Literal["setup", "play", "over"]
 # the limit grows with the number of players still in.
 STALEMATE_BASE = 200
 STALEMATE_PER_PLAYER = 40
-
-_RANK = itemgetter(0)  # a Card's rank, fast
 
 # Suit order that breaks ties for `first_player: lowest_by_suit` (Dutch page: clubs first).
 _SUIT_PRIORITY = {"C": 0, "S": 1, "H": 2, "D": 3}
@@ -355,7 +354,8 @@ class Game:
             return
         if burned and self.rules.burn_turn == "same":
             # A burn: the same player leads again, unless they just went out.
-            self._pass_turn(seat if not went_out else self._next_active(seat), events)
+            nxt = next_active(self.out, seat, self.direction) if went_out else seat
+            self._pass_turn(nxt, events)
         else:
             self._pass_turn(self._advance(seat, skips, events), events)
         self._after_action(events)
@@ -403,25 +403,16 @@ class Game:
             self.winner = self.finished[0]
         events.append(GameOver(self.loser, self.winner, tuple(self.finished), reason))
 
-    def _next_active(self, seat: int) -> int:
-        """The next seat in the direction of play that is still in."""
-        position = seat
-        for _ in range(self.players):
-            position = (position + self.direction) % self.players
-            if not self.out[position]:
-                return position
-        return seat
-
     def _advance(self, seat: int, skips: int, events: list[Event]) -> int:
         """Move the turn on from `seat`, missing one active player per skipping card."""
         if skips:
             others = self.out.count(False) - (0 if self.out[seat] else 1)
             skips = min(skips, others)
-        position = self._next_active(seat)
+        position = next_active(self.out, seat, self.direction)
         skipped = []
         for _ in range(skips):
             skipped.append(position)
-            position = self._next_active(position)
+            position = next_active(self.out, position, self.direction)
         if skipped:
             events.append(Skipped(tuple(skipped)))
         return position
@@ -438,7 +429,7 @@ class Game:
 
     def _end_stalemate(self, events: list[Event]) -> None:
         """Most cards loses; the rest finish by fewest cards."""
-        ranked = self._rank_by_cards()
+        ranked = standings(self)[len(self.finished) :]
         if self.rules.mode == "winner":
             self.winner = ranked[0]
             self.finished.append(ranked[0])
@@ -447,17 +438,6 @@ class Game:
             self.loser = ranked[-1]
         self._close_seats()
         self._end("stalemate", events)
-
-    def _rank_by_cards(self, leaving: int | None = None) -> list[int]:
-        """Active seats by fewest cards held; a tie goes to the seat that plays sooner."""
-        start = self.turn if self.turn is not None else self.seat_order()[0]
-        order = []
-        position = start
-        for _ in range(self.players):
-            if not self.out[position] and position != leaving:
-                order.append(position)
-            position = (position + self.direction) % self.players
-        return sorted(order, key=lambda seat: (self.cards_held(seat), order.index(seat)))
 
     def _close_seats(self) -> None:
         self.out = [True] * self.players
@@ -470,11 +450,11 @@ class Game:
         if self.out[seat]:
             raise IllegalAction(INVALID, "you are already out of the game")
         events: list[Event] = [Resigned(seat)]
-        ranked = self._rank_by_cards(leaving=seat)
+        self.loser = seat
+        ranked = standings(self)[len(self.finished) : -1]
         self.finished.extend(ranked)
         if self.rules.mode == "winner":
             self.winner = ranked[0]
-        self.loser = seat
         self._close_seats()
         self._end("resigned", events)
         return events
@@ -540,9 +520,11 @@ class Game:
         if mode == "same":
             nxt = seat
         elif mode == "previous" and previous is not None:
-            nxt = previous if not self.out[previous] else self._next_active(previous)
+            # Back to who played last, or on from them to the next seat still in.
+            out = self.out
+            nxt = previous if not out[previous] else next_active(out, previous, self.direction)
         else:
-            nxt = self._next_active(seat)
+            nxt = next_active(self.out, seat, self.direction)
         self._pass_turn(nxt, events)
         self._after_action(events)
 
@@ -711,123 +693,9 @@ class Game:
 
     # ------------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action `seat` may take now, in a stable order (one card choice per play)."""
-        if self.phase != "play":
-            return self._legal_setup(seat) if self.phase == "setup" else []
-        if self.turn != seat:
-            return []
-        actions: list[Action] = []
-        zone = self.zone_of(seat)
-        playable = self.table.playable(self.pile)
-        can_play = False
-        if zone == "hand" or (zone == "face_up" and self._face_up_singles(seat)):
-            cards = sorted(self.hands[seat] if zone == "hand" else self.face_up_cards(seat))
-            for rank, same in groupby(cards, _RANK):  # cards sort by rank, then suit
-                if rank in playable:
-                    can_play = True
-                    group = tuple(same)
-                    for count in range(1, len(group) + 1):
-                        actions.append(Play(seat, group[:count]))
-            if self.rules.runs and can_play:
-                actions.extend(Play(seat, run) for run in self._runs(cards))
-        elif zone == "face_up":
-            for stacked in self._stack_plays(seat):
-                if stacked[0].rank in playable:
-                    can_play = True
-                    actions.append(Play(seat, stacked))
-        elif zone == "face_down":
-            actions.extend(Flip(seat, index) for index in range(len(self.face_down[seat])))
-        if self.rules.play_from_stock and self.stock:
-            actions.append(PlayStock(seat))
-        if zone != "face_down" and self.pile and (self.rules.voluntary_pickup or not can_play):
-            if zone == "face_up" and self.rules.face_up_pickup == "add_one":
-                seen: set[Card] = set()
-                for stack in self.face_up[seat]:
-                    if stack[0] not in seen:
-                        seen.add(stack[0])
-                        actions.append(PickUp(seat, stack[0]))
-            else:
-                actions.append(PickUp(seat))
-        return actions
-
-    def _face_up_singles(self, seat: int) -> bool:
-        return all(len(stack) == 1 for stack in self.face_up[seat])
-
-    def _stack_plays(self, seat: int) -> list[tuple[Card, ...]]:
-        """Every distinct union of whole face-up stacks of one rank."""
-        by_rank: dict[int, list[list[Card]]] = {}
-        for stack in self.face_up[seat]:
-            by_rank.setdefault(stack[0].rank, []).append(stack)
-        plays: list[tuple[Card, ...]] = []
-        for _rank, stacks in sorted(by_rank.items()):
-            seen: set[tuple[Card, ...]] = set()
-            for size in range(1, len(stacks) + 1):
-                for picked in combinations(stacks, size):
-                    cards = tuple(sorted((c for s in picked for c in s), key=sort_key))
-                    if cards not in seen:
-                        seen.add(cards)
-                        plays.append(cards)
-        return plays
-
-    def _runs(self, cards: Sequence[Card]) -> list[tuple[Card, ...]]:
-        """Every legal run of two or more cards among `cards`."""
-        runs: list[tuple[Card, ...]] = []
-        by_suit: dict[str, set[int]] = {}
-        for card in cards:
-            if card.suit is not None:
-                by_suit.setdefault(card.suit, set()).add(card.rank)
-        for suit in sorted(by_suit):
-            ranks = by_suit[suit]
-            for start in sorted(ranks):
-                pile = list(self.pile)
-                run: list[Card] = []
-                rank = start
-                while rank in ranks:
-                    card = Card(rank, suit)  # type: ignore[arg-type]
-                    if not self.table.playable_on(pile, rank):
-                        break
-                    run.append(card)
-                    pile.append(card)
-                    if len(run) >= 2:
-                        runs.append(tuple(run))
-                    if self.table.burn[rank]:
-                        break
-                    rank += 1
-        return runs
-
-    def _legal_setup(self, seat: int) -> list[Action]:
-        if self.ready[seat]:
-            return []
-        actions: list[Action] = []
-        rules = self.rules
-        hand = sorted(self.hands[seat], key=sort_key)
-        if rules.deal == "choose":
-            pool = sorted(hand + self.face_up_cards(seat), key=sort_key)
-            if self._face_up_singles(seat):
-                seen: set[tuple[Card, ...]] = set()
-                for picked in combinations(pool, rules.table_cards):
-                    if picked not in seen:
-                        seen.add(picked)
-                        actions.append(Choose(seat, picked))
-        elif rules.swap:
-            singles = sorted({s[0] for s in self.face_up[seat] if len(s) == 1}, key=sort_key)
-            for hand_card in sorted(set(hand), key=sort_key):
-                for face_up_card in singles:
-                    if hand_card != face_up_card:
-                        actions.append(Swap(seat, hand_card, face_up_card))
-        if rules.stacking and self.chosen[seat]:
-            stack_ranks = {s[0].rank for s in self.face_up[seat]}
-            by_rank: dict[int, list[Card]] = {}
-            for card in hand:
-                if card.rank in stack_ranks:
-                    by_rank.setdefault(card.rank, []).append(card)
-            for _rank, group in sorted(by_rank.items()):
-                for count in range(1, len(group) + 1):
-                    actions.append(Stack(seat, tuple(group[:count])))
-        if self.chosen[seat]:
-            actions.append(Ready(seat))
-        return actions
+    # `game.legal_actions(seat)`: every action `seat` may take now, in a stable order. The
+    # function is the method itself, with no wrapper call: it runs once a move.
+    legal_actions = legal.legal_actions
 
     def to_act(self) -> list[int]:
         """Seats that may act now: everyone not ready in setup, else the player to act."""

@@ -1,6 +1,6 @@
 """Rule-scenario runner: `python -m engine.scenarios PATH [PATH ...]`.
 
-Runs JSON rule scenarios (see `shared/spec/rule-scenarios.md`), prints one line per
+Runs JSON rule scenarios (see `docs/rule-scenarios.md`), prints one line per
 failing scenario and ends with `N passed, N failed`; exits 0 only when none failed.
 """
 
@@ -17,6 +17,7 @@ from engine.cards import Card, CardError, parse_card
 from engine.errors import ErrorCode, IllegalAction
 from engine.events import Revealed
 from engine.game import Game
+from engine.position import build_game
 from engine.rules import RulesError, RuleSet, make_rules
 from engine.serialize import ACTION_KEYS, ActionFormatError, action_from_json, game_to_json
 
@@ -86,43 +87,32 @@ def game_from_state(rules: RuleSet, state: dict[str, Any], phase: str = "play") 
     if not isinstance(hands, list) or not hands:
         raise ScenarioError("state: 'hands' lists one hand per player")
     players = len(hands)
-    game = Game(
+    face_up = state.get("face_up") or [[] for _ in range(players)]
+    face_down = state.get("face_down") or [[] for _ in range(players)]
+    if not len(face_up) == len(face_down) == players:
+        raise ScenarioError("state: hands, face_up and face_down need one entry per player")
+    setup = state.get("phase", phase) == "setup"
+    return build_game(
         rules,
-        players,
+        hands=[_cards(hand, "hands") for hand in hands],
+        face_up=[
+            [
+                _cards(entry, "face_up") if isinstance(entry, list) else [parse_card(entry)]
+                for entry in stacks
+            ]
+            for stacks in face_up
+        ],
+        face_down=[_cards(cards, "face_down") for cards in face_down],
+        stock=_cards(state.get("deck", []), "deck"),
+        pile=_cards(state.get("pile", []), "pile"),
+        burned=_cards(state.get("burned", []), "burned"),
+        finished=list(state.get("finished", [])),
+        phase="setup" if setup else "play",
+        turn=None if setup else int(state.get("turn", 0)),
+        direction=int(state.get("direction", 1)),
         dealer=state.get("dealer"),
         seed=int(state.get("seed", 0)),
-        check_players=False,
     )
-    game.hands = [_cards(hand, "hands") for hand in hands]
-    face_up = state.get("face_up") or [[] for _ in range(players)]
-    game.face_up = [
-        [
-            _cards(entry, "face_up") if isinstance(entry, list) else [parse_card(entry)]
-            for entry in p
-        ]
-        for p in face_up
-    ]
-    face_down = state.get("face_down") or [[] for _ in range(players)]
-    game.face_down = [_cards(cards, "face_down") for cards in face_down]
-    if not len(game.face_up) == len(game.face_down) == players:
-        raise ScenarioError("state: hands, face_up and face_down need one entry per player")
-    game.pile = _cards(state.get("pile", []), "pile")
-    game.stock = _cards(state.get("deck", []), "deck")
-    game.burned = _cards(state.get("burned", []), "burned")
-    game.finished = list(state.get("finished", []))
-    for seat in game.finished:
-        game.out[seat] = True
-    game.direction = int(state.get("direction", 1))
-    phase = state.get("phase", phase)
-    if phase == "setup":
-        game.phase = "setup"
-        game.chosen = [rules.deal == "classic" or bool(up) for up in game.face_up]
-    else:
-        game.phase = "play"
-        game.ready = [True] * players
-        game.chosen = [True] * players
-        game.turn = int(state.get("turn", 0))
-    return game
 
 
 def game_of(scenario: dict[str, Any]) -> Game:

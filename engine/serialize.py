@@ -18,6 +18,7 @@ from engine.actions import (
 )
 from engine.cards import Card, format_cards, parse_card, parse_cards
 from engine.game import Game
+from engine.position import build_game
 from engine.rules import rules_from_json, rules_to_json
 
 FORMAT = 1
@@ -61,38 +62,39 @@ def game_from_json(data: dict[str, Any]) -> Game:
     """Rebuild a game written by `game_to_json`."""
     if data.get("format") != FORMAT:
         raise ValueError(f"unknown game format {data.get('format')!r}")
-    rules = rules_from_json(data["rules"])
-    game = Game(
-        rules,
-        data["players"],
+    if len(data["hands"]) != data["players"]:
+        raise ValueError("a saved game has one hand per player")
+    version, internal, gauss = data["rng"]
+    # Games saved before hands had known cards load with none known.
+    known = data.get("known")
+    return build_game(
+        rules_from_json(data["rules"]),
+        hands=[parse_cards(hand) for hand in data["hands"]],
+        known=None if known is None else [parse_cards(cards) for cards in known],
+        face_up=[[parse_cards(stack) for stack in stacks] for stacks in data["face_up"]],
+        face_down=[parse_cards(cards) for cards in data["face_down"]],
+        stock=parse_cards(data["stock"]),
+        pile=parse_cards(data["pile"]),
+        burned=parse_cards(data["burned"]),
+        finished=data["finished"],
+        out=data["out"],
+        phase=data["phase"],
+        turn=data["turn"],
+        direction=data["direction"],
+        ready=data["ready"],
+        chosen=data["chosen"],
+        last_on_pile=data["last_on_pile"],
+        loser=data["loser"],
+        winner=data["winner"],
+        end_reason=data["end_reason"],
+        idle=data["idle"],
+        moves=data["moves"],
         dealer=data["dealer"],
         seed=data["seed"],
         previous_loser=data["previous_loser"],
+        rng_state=(version, tuple(internal), gauss),
+        check_players=True,
     )
-    version, internal, gauss = data["rng"]
-    game.rng.setstate((version, tuple(internal), gauss))
-    game.phase = data["phase"]
-    game.turn = data["turn"]
-    game.direction = data["direction"]
-    game.hands = [parse_cards(hand) for hand in data["hands"]]
-    # Games saved before hands had known cards load with none known.
-    game.known = [parse_cards(cards) for cards in data.get("known", [[]] * game.players)]
-    game.face_up = [[parse_cards(stack) for stack in stacks] for stacks in data["face_up"]]
-    game.face_down = [parse_cards(cards) for cards in data["face_down"]]
-    game.stock = parse_cards(data["stock"])
-    game.pile = parse_cards(data["pile"])
-    game.burned = parse_cards(data["burned"])
-    game.finished = list(data["finished"])
-    game.out = list(data["out"])
-    game.loser = data["loser"]
-    game.winner = data["winner"]
-    game.end_reason = data["end_reason"]
-    game.ready = list(data["ready"])
-    game.chosen = list(data["chosen"])
-    game.last_on_pile = data["last_on_pile"]
-    game.idle = data["idle"]
-    game.moves = data["moves"]
-    return game
 
 
 def _card(card: Card | None) -> str | None:

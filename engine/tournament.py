@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.rules import RuleSet, make_rules
+from engine.seats import standings
 from engine.strategies import get_strategy
 from engine.views import player_view
 
@@ -101,15 +102,9 @@ def derived_seed(*parts: object) -> int:
 
 
 def places_of(game: Game) -> tuple[int, tuple[int, ...]]:
-    """Return the loser and every seat's place (1 first); without a loser, most cards is last."""
-    players = game.players
-    order = list(game.finished)
-    rest = [seat for seat in range(players) if seat not in order]
-    rest.sort(key=lambda seat: (game.cards_held(seat), seat))
-    if game.loser is not None:
-        rest = [seat for seat in rest if seat != game.loser] + [game.loser]
-    order += rest
-    places = [0] * players
+    """Return the loser and every seat's place (1 first), ranked by the engine's `standings`."""
+    order = standings(game)
+    places = [0] * game.players
     for place, seat in enumerate(order, start=1):
         places[seat] = place
     return order[-1], tuple(places)

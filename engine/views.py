@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from engine.actions import Action
 from engine.cards import Card, sort_key
+from engine.events import EndReason
 from engine.game import Game, Phase
 from engine.pile import Constraint
 from engine.rules import RuleSet
@@ -41,7 +42,7 @@ class TableView:
     finished: tuple[int, ...]
     loser: int | None
     winner: int | None
-    end_reason: str | None
+    end_reason: EndReason | None
     last_on_pile: int | None
     dealer: int
 

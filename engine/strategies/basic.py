@@ -12,6 +12,7 @@ from engine.cards import ALL_RANKS, Card, sort_key
 from engine.game import Game
 from engine.pile import PowerTable, four_of_a_kind_on_top
 from engine.rules import RuleSet
+from engine.seats import next_active
 from engine.strategies.base import SeededStrategy
 from engine.views import PlayerView
 
@@ -28,6 +29,8 @@ DANGER_SKIP = 0.5
 ENDGAME_EPSILON = 0.05
 # Leading after a pick-up is where the loops restart (Dutch sevens): more noise there.
 ENDGAME_LEAD_EPSILON = 0.3
+# The next player's card count when no one else is still in: too many to be in danger.
+NO_NEXT_PLAYER = 99
 
 
 class CardValues:
@@ -101,18 +104,12 @@ def situation_of_view(view: PlayerView) -> Situation:
     """Read a situation from a player view."""
     table = view.table
     seats = table.seats
-    players = len(seats)
     me = view.seat
-    next_held = 99
-    position = me
-    for _ in range(players - 1):
-        position = (position + table.direction) % players
-        seat = seats[position]
-        if not seat.out:
-            next_held = (
-                seat.hand_count + sum(len(stack) for stack in seat.face_up) + seat.face_down_count
-            )
-            break
+    nxt = next_active([seat.out for seat in seats], me, table.direction)
+    next_held = NO_NEXT_PLAYER
+    if nxt != me:
+        seat = seats[nxt]
+        next_held = seat.hand_count + sum(map(len, seat.face_up)) + seat.face_down_count
     return Situation(
         values=values_for(table.rules),
         legal=view.legal,
@@ -127,14 +124,8 @@ def situation_of_view(view: PlayerView) -> Situation:
 
 def situation_of_game(game: Game, seat: int, legal: Sequence[Action]) -> Situation:
     """Read a situation straight from a game (for the expert's rollouts; sees only `seat`'s own)."""
-    players = game.players
-    next_held = 99
-    position = seat
-    for _ in range(players - 1):
-        position = (position + game.direction) % players
-        if not game.out[position]:
-            next_held = game.cards_held(position)
-            break
+    nxt = next_active(game.out, seat, game.direction)
+    next_held = NO_NEXT_PLAYER if nxt == seat else game.cards_held(nxt)
     return Situation(
         values=values_for(game.rules),
         legal=legal,

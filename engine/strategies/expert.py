@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Sequence
 
 from engine.actions import Action, Flip, PickUp, Play, PlayStock
-from engine.cards import Card, make_deck
 from engine.game import Game
+from engine.resample import Resampler
 from engine.strategies.base import SeededStrategy
 from engine.strategies.basic import (
     choose_basic,
@@ -33,71 +32,6 @@ MAX_CANDIDATES = 5
 ROLLOUT_DEPTH = 60
 # Softness (in cards) of the judgement of a position where nobody is out yet.
 TEMPERATURE = 2.5
-
-
-class Determinizer:
-    """Deal the cards a view does not show, consistently with every count it does show."""
-
-    def __init__(self, view: PlayerView) -> None:
-        """Work out which cards are unseen and where they may be."""
-        table = view.table
-        rules = table.rules
-        self.view = view
-        unseen = Counter(make_deck(rules.decks, rules.jokers))
-        seen: list[Card] = [*view.hand, *table.pile, *table.burned]
-        for seat in table.seats:
-            for stack in seat.face_up:
-                seen.extend(stack)
-            if seat.seat != view.seat:
-                seen.extend(seat.known)  # cards everyone saw go into that hand stay there
-        unseen.subtract(seen)
-        self.unseen = sorted(unseen.elements())
-        needed = table.stock_count
-        for seat in table.seats:
-            needed += seat.face_down_count
-            if seat.seat != view.seat:
-                needed += seat.hand_count - len(seat.known)
-        self.consistent = needed == len(self.unseen) and all(v >= 0 for v in unseen.values())
-
-    def sample(self, rng: random.Random) -> Game:
-        """Build one game the view cannot tell apart from the real one."""
-        view = self.view
-        table = view.table
-        cards = list(self.unseen)
-        rng.shuffle(cards)
-        players = len(table.seats)
-        game = Game(
-            table.rules,
-            players,
-            dealer=table.dealer,
-            seed=rng.getrandbits(32),
-            check_players=False,
-        )
-        hands: list[list[Card]] = []
-        face_down: list[list[Card]] = []
-        for seat in table.seats:
-            if seat.seat == view.seat:
-                hands.append(list(view.hand))
-            else:
-                unseen_count = seat.hand_count - len(seat.known)
-                hands.append([*seat.known, *(cards.pop() for _ in range(unseen_count))])
-            face_down.append([cards.pop() for _ in range(seat.face_down_count)])
-        game.hands = hands
-        game.known = [list(seat.known) for seat in table.seats]
-        game.face_down = face_down
-        game.face_up = [[list(stack) for stack in seat.face_up] for seat in table.seats]
-        game.stock = cards
-        game.pile = list(table.pile)
-        game.burned = list(table.burned)
-        game.finished = list(table.finished)
-        game.out = [seat.seat in table.finished for seat in table.seats]
-        game.direction = table.direction
-        game.turn = table.turn
-        game.phase = "play"
-        game.ready = [True] * players
-        game.chosen = [True] * players
-        game.last_on_pile = table.last_on_pile
-        return game
 
 
 def _burden(game: Game, seat: int, anywhere: Sequence[bool]) -> float:
@@ -191,8 +125,8 @@ class ExpertStrategy(SeededStrategy):
         if all(isinstance(action, Flip) for action in view.legal):
             return rng.choice(view.legal)  # every face-down card is alike to us
         options = candidates(view, self.max_candidates)
-        determinizer = Determinizer(view)
-        if len(options) == 1 or not determinizer.consistent:
+        resampler = Resampler(view)
+        if len(options) == 1 or not resampler.consistent:
             return options[0]
         totals = [0.0] * len(options)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
@@ -202,7 +136,7 @@ class ExpertStrategy(SeededStrategy):
             play_seed = rng.getrandbits(64)
             for index, action in enumerate(options):
                 # Common random numbers: every candidate meets the same deal and the same dice.
-                game = determinizer.sample(random.Random(world_seed))
+                game = resampler.sample(random.Random(world_seed))
                 game.apply(action)
                 totals[index] += rollout(game, view.seat, random.Random(play_seed), self.depth)
                 steps += game.moves

@@ -9,6 +9,7 @@ from engine.cards import parse_card, parse_cards
 from engine.errors import ErrorCode, IllegalAction
 from engine.events import GameOver, Resigned
 from engine.game import Game
+from engine.position import build_game
 from engine.rules import RulesError, make_rules
 from engine.scenarios import game_from_state
 from engine.serialize import game_from_json, game_to_json
@@ -95,8 +96,14 @@ def test_a_loop_ends_in_a_stalemate_with_most_cards_losing() -> None:
 
 
 def test_progress_resets_the_stalemate_count() -> None:
-    game = position(turn=0, hands=[["10C", "5C"], ["6C"]], deck=["7C"], face_down=[["2S"], ["3S"]])
-    game.idle = 150
+    game = build_game(
+        make_rules("classic"),
+        turn=0,
+        hands=[parse_cards(["10C", "5C"]), parse_cards(["6C"])],
+        stock=parse_cards(["7C"]),
+        face_down=[parse_cards(["2S"]), parse_cards(["3S"])],
+        idle=150,
+    )
     game.apply(Play(0, (parse_card("10C"),)))
     assert game.idle == 0
 
@@ -119,10 +126,14 @@ def test_view_shows_own_hand_and_counts_only() -> None:
 
 
 def test_first_player_lowest_prefers_face_up_then_dealer_left() -> None:
-    game = Game(make_rules("classic"), 3, dealer=0)
-    game.hands = [parse_cards(["3C"]), parse_cards(["3D"]), parse_cards(["KC"])]
-    game.face_up = [[[parse_card("AS")]], [[parse_card("4S")]], [[parse_card("3H")]]]
-    game.face_down = [parse_cards(["9S"]), parse_cards(["9D"]), parse_cards(["9H"])]
+    game = build_game(
+        make_rules("classic"),
+        phase="setup",
+        dealer=0,
+        hands=[parse_cards(["3C"]), parse_cards(["3D"]), parse_cards(["KC"])],
+        face_up=[[[parse_card("AS")]], [[parse_card("4S")]], [[parse_card("3H")]]],
+        face_down=[parse_cards(["9S"]), parse_cards(["9D"]), parse_cards(["9H"])],
+    )
     for seat in range(3):
         game.apply(Ready(seat))
     assert game.turn == 2  # a face-up 3 beats hand 3s; 2s have a power

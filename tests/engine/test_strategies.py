@@ -12,10 +12,12 @@ from engine.actions import Action, Choose, PickUp, Play, Ready
 from engine.cards import Card, make_deck, parse_cards
 from engine.game import Game
 from engine.pile import PowerTable
+from engine.position import build_game
+from engine.resample import Resampler
 from engine.rules import make_rules, preset_names
 from engine.strategies import StrategyError, get_strategy, strategy_names
 from engine.strategies import expert as expert_module
-from engine.strategies.expert import Determinizer, ExpertStrategy
+from engine.strategies.expert import ExpertStrategy
 from engine.views import PlayerView, SeatView, TableView, player_view
 
 FAST = ["random", "basic"]
@@ -128,10 +130,10 @@ def test_strategy_needs_only_a_view(name: str) -> None:
 
 def test_expert_deals_known_cards_to_the_hand_that_holds_them() -> None:
     view = _hand_built_view()
-    determinizer = Determinizer(view)
-    assert determinizer.consistent
+    resampler = Resampler(view)
+    assert resampler.consistent
     for seed in range(5):
-        game = determinizer.sample(random.Random(seed))
+        game = resampler.sample(random.Random(seed))
         assert {Card(8, "C"), Card(11, "S")} <= set(game.hands[1])
         assert len(game.hands[1]) == 3
         cards = [*game.stock, *game.pile]
@@ -142,14 +144,6 @@ def test_expert_deals_known_cards_to_the_hand_that_holds_them() -> None:
 
 def _swap_hidden(game: Game, seat: int, seed: int) -> Game:
     """The same game with everything `seat` cannot see reshuffled."""
-    clone = Game(game.rules, game.players, dealer=game.dealer, seed=game.seed)
-    for field in ("phase", "turn", "direction", "pile", "burned", "finished", "out", "ready"):
-        value = getattr(game, field)
-        setattr(clone, field, list(value) if isinstance(value, list) else value)
-    clone.chosen = list(game.chosen)
-    clone.last_on_pile = game.last_on_pile
-    clone.face_up = [[list(stack) for stack in stacks] for stacks in game.face_up]
-    clone.known = [list(known) for known in game.known]
     hidden = list(game.stock)
     for other in range(game.players):
         hidden += game.face_down[other]
@@ -159,14 +153,35 @@ def _swap_hidden(game: Game, seat: int, seed: int) -> Game:
                 unknown.remove(card)
             hidden += unknown
     random.Random(seed).shuffle(hidden)
-    clone.hands = [list(hand) if other == seat else [] for other, hand in enumerate(game.hands)]
-    clone.face_down = [[] for _ in range(game.players)]
+    hands: list[list[Card]] = []
+    face_down: list[list[Card]] = []
     for other in range(game.players):
-        if other != seat:
+        if other == seat:
+            hands.append(list(game.hands[other]))
+        else:
             unseen = len(game.hands[other]) - len(game.known[other])
-            clone.hands[other] = list(game.known[other]) + [hidden.pop() for _ in range(unseen)]
-        clone.face_down[other] = [hidden.pop() for _ in game.face_down[other]]
-    clone.stock = hidden
+            hands.append(list(game.known[other]) + [hidden.pop() for _ in range(unseen)])
+        face_down.append([hidden.pop() for _ in game.face_down[other]])
+    clone = build_game(
+        game.rules,
+        hands=hands,
+        known=game.known,
+        face_up=game.face_up,
+        face_down=face_down,
+        stock=hidden,
+        pile=game.pile,
+        burned=game.burned,
+        finished=game.finished,
+        out=game.out,
+        phase=game.phase,
+        turn=game.turn,
+        direction=game.direction,
+        ready=game.ready,
+        chosen=game.chosen,
+        last_on_pile=game.last_on_pile,
+        dealer=game.dealer,
+        seed=game.seed,
+    )
     assert player_view(clone, seat) == player_view(game, seat)
     return clone
 
