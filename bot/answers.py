@@ -174,6 +174,9 @@ class Answers:
         selection: Selection | None,
     ) -> None:
         member = member_of(interaction)
+        if not self.presenter.owns_view(table_id, interaction):
+            await say(interaction, t("That view belongs to someone else.", locale_of(interaction)))
+            return
         answering = self.presenter.answering(table_id, member.user_id)
         async with guarded(interaction, "a move"), answering:
             try:
@@ -189,7 +192,15 @@ class Answers:
 
     async def post_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
         """Answer a command with the table message (posted anew at the bottom)."""
-        await self.presenter.answer_table(interaction, shown, edit=False)
+        async with guarded(interaction, "posting the table"):
+            await self.presenter.answer_table(interaction, shown, edit=False)
+
+    async def repost_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
+        """Post the table message again at the bottom: one live copy, however many ask."""
+        async with guarded(interaction, "posting the table again"):
+            if not await self.presenter.repost(interaction, shown):
+                text = t("The table was just posted below.", locale_of(interaction))
+                await say(interaction, text)
 
     def done(self, text: str, interaction: discord.Interaction, **values: object) -> str:
         """Put a command's confirmation into the asker's words."""

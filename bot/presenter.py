@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 # Discord lets an interaction's token edit its messages for 15 minutes; stop a minute early.
 TOKEN_LIFETIME = 14 * 60.0
+# The table message is not posted again this soon after it was, if nothing changed since.
+REPOST_QUIET = 5.0
 
 
 class MessageStore(Protocol):
@@ -90,6 +92,9 @@ class _TableState:
     private: dict[int, _Private] = field(default_factory=dict)
     last_turn: int | None = None
     answering: set[Hashable] = field(default_factory=set)
+    posted_at: float = float("-inf")
+    posted_version: int = -1
+    reposting: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def private_key(snapshot: Snapshot, seat: int) -> tuple[object, ...]:
@@ -232,6 +237,7 @@ class Presenter:
             if response.message_id is None:
                 return
             old = state.message
+            state.posted_at, state.posted_version = self.clock(), snapshot.version
             state.message = MessageRef(
                 snapshot.id, 0, snapshot.channel_id, response.message_id, False
             )
@@ -278,6 +284,31 @@ class Presenter:
         if held is None or held.selection is None or held.selection[0] != version:
             return Selection()
         return held.selection[1]
+
+    def owns_view(self, table_id: str, interaction: discord.Interaction) -> bool:
+        """Say whether a click on a private view comes from the member it was drawn for."""
+        user_id = interaction.user.id
+        if interaction.guild_id is None:
+            state = self.tables.get(table_id)
+            ref = state.dms.get(user_id) if state is not None else None
+            # A DM channel has one member: a click from another DM is someone else's view.
+            return ref is None or ref.channel_id in (None, interaction.channel_id)
+        meta = getattr(interaction.message, "interaction_metadata", None)
+        return meta is None or meta.user.id == user_id
+
+    async def repost(self, interaction: discord.Interaction, snapshot: Snapshot) -> bool:
+        """Post the table message again at the bottom, unless it just was, unchanged (False)."""
+        state = self._state(snapshot)
+        async with state.reposting:
+            recent = self.clock() - state.posted_at < REPOST_QUIET
+            if (
+                recent
+                and state.message is not None
+                and state.posted_version == state.latest.version
+            ):
+                return False  # several members asked at once: one copy is enough
+            await self.answer_table(interaction, state.latest, edit=False)
+            return True
 
     def table_message(self, table_id: str) -> int | None:
         """Return the id of a table's message, while the presenter keeps the table."""

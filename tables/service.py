@@ -194,6 +194,7 @@ class TableService:
                 raise TableError("already_seated")
             self._check_room(table)
             table.seats.append(Seat(member.user_id, member.name))
+            self._bump(table, None)
         elif isinstance(intent, AddComputer):
             self._check_lobby(table)
             if table.seat_of(member.user_id) is None and not member.moderator:
@@ -203,6 +204,7 @@ class TableService:
             self._check_room(table)
             # A computer seat has no name of its own: the shell names it in the reader's words.
             table.seats.append(Seat(0, "", computer=intent.level))
+            self._bump(table, None)
         elif isinstance(intent, Leave):
             seat = table.seat_of(member.user_id)
             if seat is None or table.seats[seat].removed:

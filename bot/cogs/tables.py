@@ -153,7 +153,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         except TableError as error:
             await self.answers.refuse(interaction, error)
             return
-        await self.answers.post_table(interaction, snapshot(table))
+        await self.answers.repost_table(interaction, snapshot(table))
 
     @app_commands.command(
         name="rules", description=locale_str("Show the rules of this channel's table")
@@ -172,8 +172,8 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
     @app_commands.command(
         name="kick", description=locale_str("Remove a member from the table (host or moderator)")
     )
-    async def kick(self, interaction: discord.Interaction, member: discord.Member) -> None:
-        """Unseat or remove a member."""
+    async def kick(self, interaction: discord.Interaction, member: discord.User) -> None:
+        """Unseat or remove a member (also one who has left the server)."""
         try:
             table = self.service.channel_table(interaction.channel_id or 0)
             await self.service.submit(table.id, member_of(interaction), Kick(member.id))

@@ -829,3 +829,54 @@ async def test_an_end_not_yet_shown_when_the_bot_stops_is_shown_after_the_restar
             again = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:rematch")
             assert again["status"] == "answered", again
             assert not again["response"]["ephemeral"], again["response"]["content"]
+
+
+async def test_members_asking_for_the_table_at_once_get_one_copy(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    names = [f"m{n}" for n in range(8)]
+    for name in names:
+        await driver.create_user(name)
+    table_id, lobby = await open_table(driver, names[0], "general")
+    # A change since the table was posted, so that asking for it posts it again.
+    await driver.click(names[0], lobby["id"], f"sh:{table_id}:0:addbot:0")
+    answers = await asyncio.gather(
+        *(driver.command(name, "general", "shithead table") for name in names)
+    )
+    assert all(answer["status"] == "answered" for answer in answers)
+    posted = [a for a in answers if not a["response"]["ephemeral"]]
+    told = [a for a in answers if a["response"]["ephemeral"]]
+    assert len(posted) == 1 and len(told) == 7
+    assert told[0]["response"]["content"] == "The table was just posted below."
+    await bot.presenter.pacer.idle()
+    title = f"Shithead table {table_id}"
+    copies = [
+        m for m in driver.messages("general") if m["embeds"] and m["embeds"][0]["title"] == title
+    ]
+    assert [m["id"] for m in copies] == [posted[0]["response"]["id"]]
+
+
+async def test_every_command_in_a_dm_is_answered(bot: ShitheadBot, driver: Driver) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    table = table_of(bot, table_id)
+    dm = await latest_dm(driver, "ana", table, 0)
+    for command, options in [
+        ("shithead create", {}),
+        ("shithead join", {}),
+        ("shithead leave", {}),
+        ("shithead start", {}),
+        ("shithead addbot", {}),
+        ("shithead hand", {}),
+        ("shithead table", {}),
+        ("shithead rules", {}),
+        ("shithead kick", {"member": "ben"}),
+        ("shithead end", {}),
+        ("shithead houserules", {}),
+        ("shithead forget-me", {}),
+    ]:
+        answer = await driver.command("ana", dm["channel_id"], command, options)
+        assert answer["status"] == "answered", (command, answer)
+    assert table.phase == "setup" and table.names == ["ana", "ben"]

@@ -1,0 +1,67 @@
+"""The presenter's own decisions, without Discord: what a view offers, whose view it is."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+
+from bot.pacing import Pacer
+from bot.presenter import Presenter, private_key
+from bot.storage import MessageRef
+from engine.game import Game
+from engine.rules import make_rules
+from tables.model import Seat, Table
+from tables.outcome import snapshot
+
+
+def dealt() -> Table:
+    rules = make_rules("classic")
+    table = Table("ab12", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
+    table.game = Game.deal(rules, 2, seed=5)
+    return table
+
+
+def interaction(user_id: int, guild_id: int | None, channel_id: int, meta: int | None) -> Any:
+    metadata = None if meta is None else SimpleNamespace(user=SimpleNamespace(id=meta))
+    return SimpleNamespace(
+        user=SimpleNamespace(id=user_id),
+        guild_id=guild_id,
+        channel_id=channel_id,
+        message=SimpleNamespace(interaction_metadata=metadata),
+    )
+
+
+def test_a_private_view_acts_only_for_the_member_it_was_drawn_for() -> None:
+    presenter = Presenter(discord.Client(intents=discord.Intents.none()), Pacer())
+    shown = snapshot(dealt())
+    presenter.tables["ab12"] = presenter._state(shown)
+    presenter.tables["ab12"].dms[3] = MessageRef("ab12", 3, 70, 71, False)
+    # Ana in her own DM; Ana clicking from a DM channel that is not hers.
+    assert presenter.owns_view("ab12", interaction(3, None, 70, None))
+    assert not presenter.owns_view("ab12", interaction(3, None, 99, None))
+    # An ephemeral view answers only the member it was made for.
+    assert presenter.owns_view("ab12", interaction(4, 1, 2, 4))
+    assert not presenter.owns_view("ab12", interaction(4, 1, 2, 3))
+
+
+def test_a_private_view_changes_with_the_members_own_cards_and_turn_only() -> None:
+    rules = make_rules("classic")
+    seats = [Seat(3, "Ana"), Seat(4, "Ben"), Seat(5, "Cid")]
+    table = Table("ab12", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
+    table.game = game = Game.deal(rules, 3, seed=5)
+    for seat in (0, 1, 2):
+        game.apply(game.legal_actions(seat)[-1])  # Ready
+    turn = game.turn
+    assert turn is not None
+    before = snapshot(table)
+    play = next(a for a in game.legal_actions(turn) if type(a).__name__ == "Play")
+    game.apply(play)
+    after = snapshot(table)
+    following = game.turn
+    assert following is not None and following != turn
+    bystander = ({0, 1, 2} - {turn, following}).pop()
+    assert private_key(after, turn) != private_key(before, turn)  # their own cards changed
+    assert private_key(after, following) != private_key(before, following)  # their turn came
+    assert private_key(after, bystander) == private_key(before, bystander)  # nothing of theirs
