@@ -48,7 +48,6 @@ class Tuning:
     writes_per_window: int = 4
     window_seconds: float = 5.0
     settle_seconds: float = 0.3
-    ping_delay: float = 2.0
     seeds: Callable[[], int] | None = None
 
 
@@ -67,7 +66,6 @@ class ShitheadBot(commands.Bot):
             Pacer(self.tuning.writes_per_window, self.tuning.window_seconds),
             command_name=settings.command_name,
             settle=self.tuning.settle_seconds,
-            ping_delay=self.tuning.ping_delay,
         )
         self.tables = TableService(
             sink=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds

@@ -25,7 +25,13 @@ from engine.rules import (
 
 TURN_SECONDS_RANGE = (15, 3600)
 IDLE_TURNS_RANGE = (1, 20)
-TABLE_SETTINGS: tuple[str, ...] = ("turn_seconds", "idle_turns", "host_may_pick_preset")
+REMIND_SECONDS_RANGE = (5, 3600)
+TABLE_SETTINGS: tuple[str, ...] = (
+    "turn_seconds",
+    "remind_seconds",
+    "idle_turns",
+    "host_may_pick_preset",
+)
 SETTING_NAMES: tuple[str, ...] = OPTION_NAMES + TABLE_SETTINGS
 RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK")
 _TRUE = ("true", "yes", "on", "1")
@@ -41,6 +47,9 @@ class GuildSettings(BaseModel):
     preset: str = "classic"
     overrides: dict[str, Any] = Field(default_factory=dict)
     turn_seconds: int = Field(default=90, ge=TURN_SECONDS_RANGE[0], le=TURN_SECONDS_RANGE[1])
+    # A player to act is reminded in the channel after this long (never, if not below the
+    # turn time); the reminder is deleted when the turn passes.
+    remind_seconds: int = Field(default=30, ge=REMIND_SECONDS_RANGE[0], le=REMIND_SECONDS_RANGE[1])
     idle_turns: int = Field(default=3, ge=IDLE_TURNS_RANGE[0], le=IDLE_TURNS_RANGE[1])
     host_may_pick_preset: bool = True
 

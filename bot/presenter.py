@@ -90,7 +90,7 @@ class _TableState:
     editor: _Editor | None = None
     dms: dict[int, MessageRef] = field(default_factory=dict)
     private: dict[int, _Private] = field(default_factory=dict)
-    last_turn: int | None = None
+    reminder: tuple[int, int] | None = None  # the seat reminded, the reminder's message
     answering: set[Hashable] = field(default_factory=set)
     posted_at: float = float("-inf")
     posted_version: int = -1
@@ -127,7 +127,6 @@ class Presenter:
         store: MessageStore | None = None,
         command_name: str = "shithead",
         settle: float = 0.3,
-        ping_delay: float = 2.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -138,7 +137,6 @@ class Presenter:
         # The table message calls the game what the server's command calls it.
         self.game_name = command_name.replace("-", " ").replace("_", " ").title()
         self.settle = settle
-        self.ping_delay = ping_delay
         self.sleep = sleep
         self.clock = clock
         self.tables: dict[str, _TableState] = {}
@@ -149,9 +147,6 @@ class Presenter:
     async def load(self, snapshots: list[Snapshot]) -> None:
         """Take up the message references of restored tables; forget those of gone tables."""
         known = {snapshot.id: snapshot for snapshot in snapshots}
-        for snapshot in snapshots:
-            if snapshot.open:
-                self._state(snapshot).last_turn = snapshot.turn
         if self.store is None:
             return
         gone: set[str] = set()
@@ -195,7 +190,7 @@ class Presenter:
         for notice in outcome.notices:
             if notice.code == "remind":
                 self._remind(state, int(notice.params["seat"]))
-        self._maybe_ping(state)
+        self._after_turn(state)
 
     # ------------------------------------------------------------------ answering clicks
 
@@ -483,7 +478,7 @@ class Presenter:
             user=user_id,
             command=self.command_name,
         )
-        self._say_later(snapshot, ("dm-closed", user_id), text, user_id, lambda: True)
+        self._say_later(snapshot, ("dm-closed", user_id), text, user_id)
 
     async def _draw_ephemeral(self, table_id: str, seat: int) -> bool:
         await self.sleep(self.settle)
@@ -511,20 +506,60 @@ class Presenter:
         self._drop_if_closed(state)
         return True
 
-    # ------------------------------------------------------------------ pings
+    # ------------------------------------------------------------------ reminders
 
-    def _maybe_ping(self, state: _TableState) -> None:
-        """Mention the player to act when the turn moves to them and they wait a while."""
+    def _remind(self, state: _TableState, seat: int) -> None:
+        """Mention the player to act in the channel: one reminder a table, replacing any."""
         snapshot = state.latest
-        turn = snapshot.turn
-        if snapshot.phase != "play" or turn is None or state.last_turn == turn:
-            if not snapshot.open:
-                state.last_turn = None
+        table_id = snapshot.id
+        user_id = snapshot.seats[seat].user_id
+        version = snapshot.version
+        text = t(
+            "⏰ <@{user}>, it's your turn at table {id}.",
+            self.locale(snapshot),
+            user=user_id,
+            id=table_id,
+        )
+
+        async def job() -> bool:
+            held = self.tables.get(table_id)
+            if held is None or held.latest.version != version or not held.latest.open:
+                return False
+            wrote = await self._unremind(held)
+            channel = self.client.get_partial_messageable(snapshot.channel_id)
+            mentions = discord.AllowedMentions(
+                users=[discord.Object(user_id)], everyone=False, roles=False
+            )
+            message = await channel.send(text, allowed_mentions=mentions)
+            held.reminder = (seat, message.id)
+            self._after_turn(held)  # the turn may have passed while it was being posted
+            return wrote or True
+
+        self.pacer.submit(("channel", snapshot.channel_id), ("remind", table_id), job)
+
+    def _after_turn(self, state: _TableState) -> None:
+        """Delete the reminder once the turn it was for has passed (or the table ended)."""
+        snapshot = state.latest
+        reminder = state.reminder
+        if reminder is None or (snapshot.open and snapshot.turn == reminder[0]):
             return
-        state.last_turn = turn
-        if snapshot.seats[turn].automatic:
-            return
-        self._spawn(self._ping(snapshot.id, turn, snapshot.version))
+        state.reminder = None
+        channel_id, message_id = snapshot.channel_id, reminder[1]
+
+        async def job() -> bool:
+            await self._delete_message(channel_id, message_id)
+            return True
+
+        self.pacer.submit(("channel", channel_id), ("unremind", snapshot.id), job)
+
+    async def _unremind(self, state: _TableState) -> bool:
+        """Delete the table's reminder, if it has one; say whether that was a write."""
+        if state.reminder is None:
+            return False
+        _, message_id = state.reminder
+        state.reminder = None
+        await self._delete_message(state.latest.channel_id, message_id)
+        return True
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run work in the background; its failure is logged."""
@@ -538,57 +573,16 @@ class Presenter:
         if not task.cancelled() and task.exception() is not None:
             log.error("a background task failed", exc_info=task.exception())
 
-    async def _ping(self, table_id: str, seat: int, version: int) -> None:
-        await self.sleep(self.ping_delay)
-
-        def still_waiting() -> bool:
-            state = self.tables.get(table_id)
-            return state is not None and state.latest.version == version
-
-        state = self.tables.get(table_id)
-        if state is None or not still_waiting():
-            return
-        snapshot = state.latest
-        user_id = snapshot.seats[seat].user_id
-        text = t(
-            "<@{user}>, it's your turn at table {id}.",
-            self.locale(snapshot),
-            user=user_id,
-            id=table_id,
-        )
-        self._say_later(snapshot, ("ping", table_id), text, user_id, still_waiting)
-
-    def _remind(self, state: _TableState, seat: int) -> None:
-        """Tell the player to act, in the channel, that their time runs out."""
-        snapshot = state.latest
-        user_id = snapshot.seats[seat].user_id
-        version = snapshot.version
-        text = t(
-            "⏰ <@{user}>, your time to play at table {id} is running out.",
-            self.locale(snapshot),
-            user=user_id,
-            id=snapshot.id,
-        )
-
-        def current() -> bool:
-            held = self.tables.get(snapshot.id)
-            return held is not None and held.latest.version == version and held.latest.open
-
-        self._say_later(snapshot, ("remind", snapshot.id), text, user_id, current)
-
     def _say_later(
         self,
         snapshot: Snapshot,
         slot: Hashable,
         text: str,
         user_id: int,
-        still: Callable[[], bool],
     ) -> None:
-        """Queue a channel message that mentions one member, if it still applies then."""
+        """Queue a channel message that mentions one member."""
 
         async def job() -> bool:
-            if not still():
-                return False
             channel = self.client.get_partial_messageable(snapshot.channel_id)
             mentions = discord.AllowedMentions(
                 users=[discord.Object(user_id)], everyone=False, roles=False

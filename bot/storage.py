@@ -417,8 +417,8 @@ class Storage:
     @staticmethod
     async def _read_guild_settings(db: aiosqlite.Connection, guild_id: int) -> GuildSettings:
         async with db.execute(
-            "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset "
-            "FROM guild_settings WHERE guild_id = ?",
+            "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset, "
+            "remind_seconds FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         ) as cursor:
             row = await cursor.fetchone()
@@ -430,6 +430,7 @@ class Storage:
             turn_seconds=row[2],
             idle_turns=row[3],
             host_may_pick_preset=bool(row[4]),
+            remind_seconds=row[5],
         )
 
     @staticmethod
@@ -438,10 +439,11 @@ class Storage:
     ) -> None:
         await db.execute(
             "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
-            "idle_turns, host_may_pick_preset, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "idle_turns, host_may_pick_preset, updated_at, remind_seconds) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
             "overrides = excluded.overrides, turn_seconds = excluded.turn_seconds, "
-            "idle_turns = excluded.idle_turns, "
+            "idle_turns = excluded.idle_turns, remind_seconds = excluded.remind_seconds, "
             "host_may_pick_preset = excluded.host_may_pick_preset, "
             "updated_at = excluded.updated_at",
             (
@@ -452,5 +454,6 @@ class Storage:
                 settings.idle_turns,
                 int(settings.host_may_pick_preset),
                 _now(),
+                settings.remind_seconds,
             ),
         )

@@ -75,6 +75,7 @@ class TableConfig:
     preset: str
     turn_seconds: float
     idle_turns: int
+    remind_seconds: float = 30.0
 
 
 @dataclass
@@ -91,6 +92,7 @@ class Table:
     turn_seconds: float
     idle_turns: int
     seats: list[Seat] = field(default_factory=list)
+    remind_seconds: float = 30.0
     game: Game | None = None
     closed: bool = False
     version: int = 0
@@ -151,6 +153,7 @@ class Table:
             "seed": self.seed,
             "turn_seconds": self.turn_seconds,
             "idle_turns": self.idle_turns,
+            "remind_seconds": self.remind_seconds,
             "seats": [seat.to_json() for seat in self.seats],
             "game": game_to_json(self.game) if self.game else None,
             "closed": self.closed,
@@ -190,6 +193,7 @@ class Table:
             seed=int(data["seed"]),
             turn_seconds=float(data["turn_seconds"]),
             idle_turns=int(data["idle_turns"]),
+            remind_seconds=float(data.get("remind_seconds", 30.0)),
             seats=[Seat.from_json(seat) for seat in data["seats"]],
             game=game_from_json(data["game"]) if data.get("game") else None,
             closed=bool(data.get("closed", data.get("phase") == "closed")),

@@ -261,7 +261,9 @@ class TableService:
             raise TableError(
                 "rematch_too_few", low=old.rules.min_players, count=len(kept)
             ) from None
-        config = TableConfig(old.rules, old.preset, old.turn_seconds, old.idle_turns)
+        config = TableConfig(
+            old.rules, old.preset, old.turn_seconds, old.idle_turns, old.remind_seconds
+        )
         async with self._create_lock:
             if self.in_channel(old.channel_id) is not None:
                 raise TableError("channel_busy")
@@ -291,6 +293,7 @@ class TableService:
             rules=config.rules,
             seed=self.seeds(),
             turn_seconds=self.timing.turn_seconds or config.turn_seconds,
+            remind_seconds=self.timing.remind_seconds or config.remind_seconds,
             idle_turns=config.idle_turns,
             seats=[Seat(host.user_id, host.name)],
             created_at=now,

@@ -17,9 +17,9 @@ class Timing:
     lobby_seconds: float = 900.0
     setup_seconds: float = 120.0
     computer_delay: float = 1.2
-    remind_before: float = 30.0
-    # Replaces the server's turn time when set (tests use a short one).
+    # Replace the server's turn and reminder times when set (tests use short ones).
     turn_seconds: float | None = None
+    remind_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,8 @@ def plan(table: Table, now: float, timing: Timing) -> Plan | None:
     if table.seats[turn].automatic:
         return Plan(now + timing.computer_delay, "auto", turn)
     deadline = table.deadline or now
-    remind_at = deadline - min(timing.remind_before, table.turn_seconds / 2)
-    if not table.reminded and remind_at > now:
-        return Plan(remind_at, "remind", turn)
+    # One reminder a turn, `remind_seconds` into it, if that comes before the turn runs out.
+    remind_at = deadline - table.turn_seconds + table.remind_seconds
+    if not table.reminded and remind_at < deadline:
+        return Plan(max(remind_at, now), "remind", turn)
     return Plan(deadline, "timeout", turn)

@@ -91,7 +91,11 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         try:
             rules = settings.rules(chosen)
             config = TableConfig(
-                rules, chosen or settings.preset, settings.turn_seconds, settings.idle_turns
+                rules,
+                chosen or settings.preset,
+                settings.turn_seconds,
+                settings.idle_turns,
+                settings.remind_seconds,
             )
             outcome = await self.service.create(
                 interaction.guild_id, interaction.channel_id, member_of(interaction), config

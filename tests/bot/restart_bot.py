@@ -26,7 +26,6 @@ def make_bot(database: Path, settle: float) -> ShitheadBot:
         timing=Timing(computer_delay=0.01, setup_seconds=60),
         writes_per_window=50,
         settle_seconds=settle,
-        ping_delay=1.0,
         seeds=lambda: SEED,
     )
     bot = ShitheadBot(settings, tuning)

@@ -66,8 +66,10 @@ async def _seed(storage: Storage, version: int) -> None:
     if version >= 1:
         await storage.record_game(GAME)
     if version >= 2:
-        await storage.update_guild_settings(
-            1, lambda _: GuildSettings(preset="dutch", turn_seconds=60)
+        # The columns of 0002, which every later version keeps.
+        await storage._db.execute(
+            "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, idle_turns, "
+            "host_may_pick_preset, updated_at) VALUES (1, 'dutch', '{}', 60, 3, 1, 'x')"
         )
 
 

@@ -261,3 +261,15 @@ async def test_message_refs_are_kept_replaced_and_forgotten_per_table(storage: S
     ]
     await storage.forget_message_refs("t1")
     assert [ref.table_id for ref in await storage.message_refs()] == ["t2"]
+
+
+async def test_every_table_setting_is_kept(storage: Storage) -> None:
+    wanted = GuildSettings(
+        preset="dutch",
+        turn_seconds=120,
+        remind_seconds=45,
+        idle_turns=5,
+        host_may_pick_preset=False,
+    )
+    await storage.update_guild_settings(7, lambda _: wanted)
+    assert await storage.guild_settings(7) == wanted

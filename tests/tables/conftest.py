@@ -130,7 +130,7 @@ def recorder() -> Recorder:
     return Recorder()
 
 
-TIMING = Timing(lobby_seconds=600, setup_seconds=60, computer_delay=0.5, remind_before=20)
+TIMING = Timing(lobby_seconds=600, setup_seconds=60, computer_delay=0.5)
 
 
 @pytest.fixture

@@ -40,8 +40,10 @@ CID = Member(3, "Cid")
 MOD = Member(9, "Mod", moderator=True)
 
 
-def config(preset: str = "classic", turn: float = 90, idle: int = 3) -> TableConfig:
-    return TableConfig(make_rules(preset), preset, turn, idle)
+def config(
+    preset: str = "classic", turn: float = 90, idle: int = 3, remind: float = 30
+) -> TableConfig:
+    return TableConfig(make_rules(preset), preset, turn, idle, remind)
 
 
 async def seated(service: TableService, *members: Member, preset: str = "classic") -> Table:
@@ -167,7 +169,7 @@ async def test_refusals_change_nothing_stored(service: TableService, store: Memo
 async def test_a_timed_out_turn_is_played_and_repeated_timeouts_remove(
     service: TableService, clock: FakeClock, recorder: Recorder, store: MemoryStore
 ) -> None:
-    outcome = await service.create(10, 20, ANA, config(turn=30, idle=2))
+    outcome = await service.create(10, 20, ANA, config(turn=30, idle=2, remind=15))
     table_id = outcome.snapshot.id
     await service.submit(table_id, BEN, Join())
     await service.submit(table_id, ANA, Start())
@@ -489,3 +491,17 @@ async def test_an_ended_table_is_restored_for_its_rematch(
     again = await fresh.submit(table.id, BEN, Rematch())
     assert again.snapshot.names == ["Ana", "Ben"] and again.snapshot.phase == "setup"
     await fresh.shutdown()
+
+
+async def test_no_reminder_when_it_would_come_after_the_turn_ends(
+    service: TableService, recorder: Recorder, clock: FakeClock
+) -> None:
+    outcome = await service.create(10, 20, ANA, config(turn=30, idle=5, remind=30))
+    table_id = outcome.snapshot.id
+    await service.submit(table_id, BEN, Join())
+    await service.submit(table_id, ANA, Start())
+    table = service.find(table_id)
+    assert table is not None
+    await all_ready(service, table, ANA, BEN)
+    await clock.advance(31)
+    assert recorder.reminders == [] and "timed_out" in [note.code for note in table.log]
