@@ -16,11 +16,14 @@ INTERACTION = "aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDEyMzQ1Njc4OmFiY2RlZmdoaWprbG1ub3A"
 
 @pytest.fixture
 def captured(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     stream = io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
     setup_logging("DEBUG")
     yield stream
-    setup_logging("WARNING")
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 def test_tokens_never_reach_the_log_even_at_debug(captured: io.StringIO) -> None:
