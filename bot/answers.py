@@ -7,9 +7,11 @@ Refusals come back as `TableError` codes and are put into words here, at the but
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
+from typing import TypeVar
 
 import discord
 
@@ -23,6 +25,28 @@ from tables.outcome import Snapshot, snapshot
 from tables.service import TableService
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+# Discord drops an interaction not answered within 3 s of its creation: work that takes
+# longer than this (a busy table, a slow disk) is acknowledged first and answered after.
+DEFER_AFTER = 1.0
+
+
+async def in_time(
+    interaction: discord.Interaction, work: Awaitable[T], *, edit: bool, ephemeral: bool = False
+) -> T:
+    """Await work; if it takes a while, defer the interaction first (an edit, or thinking)."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
+    if not done and not interaction.response.is_done():
+        try:
+            if edit:
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        except discord.HTTPException:
+            log.warning("could not defer a slow answer")
+    return await task
 
 
 def member_of(interaction: discord.Interaction) -> Member:
@@ -93,7 +117,8 @@ class Answers:
             return
         async with guarded(interaction, "a lobby click"), self.presenter.answering(table_id, None):
             try:
-                outcome = await self.service.submit(table_id, member_of(interaction), intent)
+                submitted = self.service.submit(table_id, member_of(interaction), intent)
+                outcome = await in_time(interaction, submitted, edit=True)
             except TableError as error:
                 await self.refuse(interaction, error, table_id)
                 return
@@ -132,7 +157,8 @@ class Answers:
         """Open a rematch of a finished table and post its table message."""
         async with guarded(interaction, "a rematch"):
             try:
-                outcome = await self.service.submit(table_id, member_of(interaction), Rematch())
+                submitted = self.service.submit(table_id, member_of(interaction), Rematch())
+                outcome = await in_time(interaction, submitted, edit=False)
             except TableError as error:
                 await self.refuse(interaction, error, table_id)
                 return
@@ -180,7 +206,8 @@ class Answers:
         answering = self.presenter.answering(table_id, member.user_id)
         async with guarded(interaction, "a move"), answering:
             try:
-                outcome = await self.service.submit(table_id, member, intent, version)
+                submitted = self.service.submit(table_id, member, intent, version)
+                outcome = await in_time(interaction, submitted, edit=True)
             except TableError as error:
                 await self.refuse(interaction, error, table_id)
                 return

@@ -97,6 +97,29 @@ class _TableState:
     reposting: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+async def edit_answer(interaction: discord.Interaction, rendered: Rendered) -> None:
+    """Answer a click by editing its message (after a deferral: through the interaction)."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**rendered.edit_kwargs())
+    else:
+        await interaction.response.edit_message(**rendered.edit_kwargs())
+
+
+async def send_answer(
+    interaction: discord.Interaction, rendered: Rendered, *, ephemeral: bool = False
+) -> int | None:
+    """Answer with a new message (after a deferral: as a followup); give its id."""
+    if interaction.response.is_done():
+        message = await interaction.followup.send(
+            **rendered.send_kwargs(), ephemeral=ephemeral, wait=True
+        )
+        return message.id
+    response = await interaction.response.send_message(
+        **rendered.send_kwargs(), ephemeral=ephemeral
+    )
+    return response.message_id
+
+
 def private_key(snapshot: Snapshot, seat: int) -> tuple[object, ...]:
     """Say what a private view offers its member: it is redrawn only when this changes."""
     public = snapshot.public
@@ -223,21 +246,19 @@ class Presenter:
             state.latest = snapshot
         rendered = render_table(snapshot, self.locale(snapshot), self.game_name)
         if edit:
-            await interaction.response.edit_message(**rendered.edit_kwargs())
+            await edit_answer(interaction, rendered)
             message = interaction.message
             if message is None or state.message is None or message.id != state.message.message_id:
                 return
         else:
-            response = await interaction.response.send_message(**rendered.send_kwargs())
-            if response.message_id is None:
+            message_id = await send_answer(interaction, rendered)
+            if message_id is None:
                 return
             old = state.message
             state.posted_at, state.posted_version = self.clock(), snapshot.version
-            state.message = MessageRef(
-                snapshot.id, 0, snapshot.channel_id, response.message_id, False
-            )
+            state.message = MessageRef(snapshot.id, 0, snapshot.channel_id, message_id, False)
             await self._save(state.message)
-            if old is not None and old.message_id not in (None, response.message_id):
+            if old is not None and old.message_id not in (None, message_id):
                 await self._delete_message(snapshot.channel_id, old.message_id)
         state.mark = rendered.fingerprint()
         state.editor = _Editor(interaction, self.clock())
@@ -261,9 +282,9 @@ class Presenter:
             private.selection = (version, selection)
         rendered = self._render_private(state, snapshot, seat)
         if edit:
-            await interaction.response.edit_message(**rendered.edit_kwargs())
+            await edit_answer(interaction, rendered)
         else:
-            await interaction.response.send_message(**rendered.send_kwargs(), ephemeral=True)
+            await send_answer(interaction, rendered, ephemeral=True)
         editor = _Editor(interaction, self.clock())
         shown = _Shown(private_key(snapshot, seat), rendered.fingerprint())
         if interaction.guild_id is None:

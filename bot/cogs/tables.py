@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.answers import Answers, locale_of, member_of, say
+from bot.answers import Answers, in_time, locale_of, member_of, say
 from bot.cogs.houserules import show_house_rules
 from bot.cogs.stats import forget_me_prompt
 from bot.guild_settings import GuildSettings
@@ -64,7 +64,8 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         """Run a lobby intent typed as a command; the table message updates by itself."""
         try:
             table = self.service.channel_table(interaction.channel_id or 0)
-            await self.service.submit(table.id, member_of(interaction), intent)
+            submitted = self.service.submit(table.id, member_of(interaction), intent)
+            await in_time(interaction, submitted, edit=False, ephemeral=True)
         except TableError as error:
             await self.answers.refuse(interaction, error)
             return
@@ -97,9 +98,10 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
                 settings.idle_turns,
                 settings.remind_seconds,
             )
-            outcome = await self.service.create(
+            created = self.service.create(
                 interaction.guild_id, interaction.channel_id, member_of(interaction), config
             )
+            outcome = await in_time(interaction, created, edit=False)
         except RulesError as error:
             text = "These house rules don't work: {error}"
             await say(interaction, self.answers.done(text, interaction, error=error))

@@ -885,3 +885,38 @@ async def test_every_command_in_a_dm_is_answered(bot: ShitheadBot, driver: Drive
         answer = await driver.command("ana", dm["channel_id"], command, options)
         assert answer["status"] == "answered", (command, answer)
     assert table.phase == "setup" and table.names == ["ana", "ben"]
+
+
+async def test_a_click_on_a_busy_table_is_acknowledged_in_time_then_answered(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    table = table_of(bot, table_id)
+    message = await latest_dm(driver, "ana", table, 0)
+    ready = find(message, "ready")
+    assert ready is not None
+    lock = bot.tables.lock(table_id)
+    await lock.acquire()  # the table is busy for longer than Discord waits for an answer
+    release = asyncio.get_running_loop().call_later(3.5, lock.release)
+    try:
+        answer = await driver.click("ana", message["id"], ready["custom_id"])
+    finally:
+        release.cancel()
+        if lock.locked():
+            lock.release()
+    assert answer["status"] == "answered", answer
+    await driver.wait_until(lambda: table.game is not None and table.game.ready[0])
+    seat_version = table.seats[0].version
+    await driver.wait_until(
+        lambda: (
+            footer(driver.dms("ana")[-1]).endswith(f"view {seat_version}")
+            and "You are ready" in json.dumps(driver.dms("ana")[-1])
+        ),
+        timeout=10,
+    )
+    assert table.game is not None and table.game.ready[0]
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
