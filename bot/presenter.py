@@ -24,10 +24,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hasha
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import aiohttp
 import discord
 
 from bot.i18n import DEFAULT_LOCALE, t
-from bot.pacing import Pacer
+from bot.pacing import Job, Pacer, Retry
 from bot.rendering import Rendered, Selection, render_private, render_table
 from bot.storage import MessageRef
 from tables.outcome import Outcome, Snapshot
@@ -341,10 +342,12 @@ class Presenter:
         table_id = state.latest.id
         if ("table",) in state.answering:
             return
-        self.pacer.submit(
+        # A live table is drawn before the last word of closed ones in the same channel.
+        self._submit(
             ("channel", state.latest.channel_id),
             ("table", table_id),
             lambda: self._draw_table(table_id),
+            urgent=state.latest.open,
         )
 
     async def _draw_table(self, table_id: str) -> bool:
@@ -358,7 +361,13 @@ class Presenter:
         if state.mark == mark:
             self._drop_if_closed(state)
             return False
-        wrote = await self._edit_table(state, rendered)
+        if snapshot.phase == "closed" and snapshot.public is None:
+            # A lobby closed before any deal: its message goes, instead of littering.
+            await self._delete_message(snapshot.channel_id, state.message.message_id)
+            state.message = None
+            wrote = True
+        else:
+            wrote = await self._edit_table(state, rendered)
         state.mark = mark
         self._drop_if_closed(state)
         return wrote
@@ -431,11 +440,9 @@ class Presenter:
         # A table's end is shown in the DMs it has; it starts no new DM conversation.
         wanted = (dm is None and snapshot.open) or (dm is not None and not dm.dm_closed)
         if wanted and private.dm_shown.key != key:
-            self.pacer.submit(("dm", user_id), table_id, lambda: self._draw_dm(table_id, seat))
+            self._submit(("dm", user_id), table_id, lambda: self._draw_dm(table_id, seat))
         if private.ephemeral is not None and private.eph_shown.key != key:
-            self.pacer.submit(
-                ("eph", user_id), table_id, lambda: self._draw_ephemeral(table_id, seat)
-            )
+            self._submit(("eph", user_id), table_id, lambda: self._draw_ephemeral(table_id, seat))
 
     async def _draw_dm(self, table_id: str, seat: int) -> bool:
         await self.sleep(self.settle)
@@ -556,7 +563,7 @@ class Presenter:
             self._after_turn(held)  # the turn may have passed while it was being posted
             return wrote or True
 
-        self.pacer.submit(("channel", snapshot.channel_id), ("remind", table_id), job)
+        self._submit(("channel", snapshot.channel_id), ("remind", table_id), job)
 
     def _after_turn(self, state: _TableState) -> None:
         """Delete the reminder once the turn it was for has passed (or the table ended)."""
@@ -571,7 +578,7 @@ class Presenter:
             await self._delete_message(channel_id, message_id)
             return True
 
-        self.pacer.submit(("channel", channel_id), ("unremind", snapshot.id), job)
+        self._submit(("channel", channel_id), ("unremind", snapshot.id), job, urgent=False)
 
     async def _unremind(self, state: _TableState) -> bool:
         """Delete the table's reminder, if it has one; say whether that was a write."""
@@ -611,9 +618,24 @@ class Presenter:
             await channel.send(text, allowed_mentions=mentions)
             return True
 
-        self.pacer.submit(("channel", snapshot.channel_id), slot, job)
+        self._submit(("channel", snapshot.channel_id), slot, job)
 
     # ------------------------------------------------------------------ helpers
+
+    def _submit(self, bucket: Hashable, slot: Hashable, job: Job, *, urgent: bool = True) -> None:
+        """Queue a write; one that Discord refuses for now is tried again with the newest state."""
+
+        async def guarded() -> bool:
+            try:
+                return await job()
+            except discord.HTTPException as error:
+                if error.status == 429 or error.status >= 500:
+                    raise Retry(float(getattr(error, "retry_after", 1.0) or 1.0)) from error
+                raise
+            except (aiohttp.ClientError, OSError) as error:
+                raise Retry(1.0) from error
+
+        self.pacer.submit(bucket, slot, guarded, urgent=urgent)
 
     def locale(self, snapshot: Snapshot) -> str:
         """Say the language of a table's server (English until the catalogs come)."""

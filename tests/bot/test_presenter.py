@@ -65,3 +65,22 @@ def test_a_private_view_changes_with_the_members_own_cards_and_turn_only() -> No
     assert private_key(after, turn) != private_key(before, turn)  # their own cards changed
     assert private_key(after, following) != private_key(before, following)  # their turn came
     assert private_key(after, bystander) == private_key(before, bystander)  # nothing of theirs
+
+
+async def test_a_write_discord_refuses_for_now_is_tried_again_with_the_newest_state() -> None:
+    presenter = Presenter(discord.Client(intents=discord.Intents.none()), Pacer(limit=10))
+    calls: list[int] = []
+
+    async def job() -> bool:
+        calls.append(1)
+        if len(calls) == 1:
+            response = SimpleNamespace(status=503, reason="Service Unavailable")
+            raise discord.DiscordServerError(response, "try later")
+        if len(calls) == 2:
+            response = SimpleNamespace(status=429, reason="Too Many Requests")
+            raise discord.HTTPException(response, {"retry_after": 0.01})
+        return True
+
+    presenter._submit(("channel", 1), ("table", "ab12"), job)
+    await presenter.pacer.idle()
+    assert len(calls) == 3

@@ -1,0 +1,63 @@
+"""The write pacer: latest job per slot, live tables first, refused writes tried again."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.pacing import Job, Pacer, Retry
+
+
+def recorder(runs: list[str], name: str, wrote: bool = True) -> Job:
+    async def job() -> bool:
+        runs.append(name)
+        return wrote
+
+    return job
+
+
+async def test_urgent_jobs_go_first_and_a_replaced_job_never_runs() -> None:
+    pacer = Pacer(limit=1, window=0.05)
+    runs: list[str] = []
+    pacer.submit("ch", "dead-1", recorder(runs, "dead-1"), urgent=False)
+    pacer.submit("ch", "dead-2", recorder(runs, "dead-2"), urgent=False)
+    pacer.submit("ch", "live", recorder(runs, "old live"))
+    pacer.submit("ch", "live", recorder(runs, "live"))
+    await pacer.idle()
+    assert runs == ["live", "dead-1", "dead-2"]
+
+
+async def test_a_refused_write_runs_again_until_it_goes_through() -> None:
+    pacer = Pacer(limit=10, window=1.0)
+    tries: list[int] = []
+
+    async def flaky() -> bool:
+        tries.append(1)
+        if len(tries) < 3:
+            raise Retry(0.01)
+        return True
+
+    pacer.submit("ch", "table", flaky)
+    await pacer.idle()
+    assert len(tries) == 3
+
+
+async def test_a_refused_write_is_not_tried_again_once_a_newer_one_took_its_slot() -> None:
+    pacer = Pacer(limit=10, window=1.0)
+    runs: list[str] = []
+    release = asyncio.Event()
+
+    async def refused() -> bool:
+        runs.append("old")
+        raise Retry(0.05)
+
+    async def newer() -> bool:
+        await release.wait()
+        runs.append("new")
+        return True
+
+    pacer.submit("ch", "table", refused)
+    await asyncio.sleep(0.01)
+    pacer.submit("ch", "table", newer)
+    release.set()
+    await pacer.idle()
+    assert runs == ["old", "new"]
