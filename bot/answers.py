@@ -218,9 +218,19 @@ class Answers:
             )
 
     async def post_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
-        """Answer a command with the table message (posted anew at the bottom)."""
-        async with guarded(interaction, "posting the table"):
+        """Answer with a new table's message; a table whose message fails is not kept."""
+        try:
             await self.presenter.answer_table(interaction, shown, edit=False)
+        except Exception:
+            log.exception("table %s: its message could not be posted; it is closed", shown.id)
+            await self.service.abandon(shown.id, "not_shown")
+            text = t(
+                "Discord refused this table's message, so there is no table. Try other "
+                "house rules or try again.",
+                locale_of(interaction),
+            )
+            with contextlib.suppress(discord.HTTPException):
+                await say(interaction, text)
 
     async def repost_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
         """Post the table message again at the bottom: one live copy, however many ask."""

@@ -138,7 +138,18 @@ class ShitheadBot(commands.Bot):
         # stopped before writing them): redraw them once, now that names can be shown.
         shown, self._to_redraw = self._to_redraw, []
         for each in shown:
+            if each.open and not self._reachable(each):
+                log.info("table %s: its server or channel is gone; the table is ended", each.id)
+                await self.tables.abandon(each.id, "gone")
+                continue
             self.presenter.redraw(each)
+
+    def _reachable(self, shown: Snapshot) -> bool:
+        """Say whether the bot still sees a table's server and channel (an outage is no end)."""
+        guild = self.get_guild(shown.guild_id)
+        if guild is None:
+            return False
+        return guild.unavailable or guild.get_channel_or_thread(shown.channel_id) is not None
 
 
 def run_bot(settings: Settings) -> None:

@@ -184,6 +184,16 @@ class TableService:
         await self._after(table, seat, events)
         return events
 
+    async def abandon(self, table_id: str, reason: str = "abandoned") -> Outcome | None:
+        """End a table quietly that cannot be shown (its message failed, its channel is gone)."""
+        async with self.lock(table_id):
+            table = self.tables.get(table_id)
+            if table is None or not table.open:
+                return None
+            async with self._undo_on_failure(table):
+                await self._close(table, reason)
+            return self._publish(table)
+
     # ------------------------------------------------------------------ the lobby
 
     async def _lobby(self, table: Table, member: Member, intent: Intent) -> list[Event]:

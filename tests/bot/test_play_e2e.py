@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
+import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 
 from bot.client import ShitheadBot, Tuning
@@ -920,3 +923,44 @@ async def test_a_click_on_a_busy_table_is_acknowledged_in_time_then_answered(
     assert table.game is not None and table.game.ready[0]
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
+
+
+async def test_a_table_whose_message_discord_refuses_is_not_kept(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await driver.create_user("ana")
+
+    async def refused(*args: Any, **kwargs: Any) -> None:
+        response = type("Response", (), {"status": 400, "reason": "Bad Request"})()
+        raise discord.HTTPException(response, {"code": 50035, "message": "Invalid Form Body"})
+
+    monkeypatch.setattr(bot.presenter, "answer_table", refused)
+    answer = await driver.command("ana", "general", "shithead create")
+    assert answer["status"] == "answered"
+    assert answer["response"]["content"].startswith("Discord refused this table's message")
+    assert bot.tables.in_channel(driver.guild.channel_ids[0]) is None
+    monkeypatch.undo()
+    again = await driver.command("ana", "general", "shithead create")
+    assert again["status"] == "answered" and not again["response"]["ephemeral"]
+
+
+async def test_a_table_whose_channel_is_gone_is_ended_quietly_at_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.client")
+    async with running_sandbox(rate_limits=ROOMY) as sandbox:
+        driver = sandbox.driver
+        await driver.create_user("ana")
+        async with connected_bot(sandbox, make_bot(tmp_path)) as first:
+            table_id, _ = await open_table(driver, "ana", "general")
+            await first.presenter.pacer.idle()
+        with sqlite3.connect(tmp_path / "bot.sqlite3") as db:
+            (text,) = db.execute("SELECT state FROM running_tables").fetchone()
+            state = json.loads(text)
+            state["channel_id"] = 4242  # a channel that no longer exists
+            db.execute("UPDATE running_tables SET state = ?", (json.dumps(state),))
+        async with connected_bot(sandbox, make_bot(tmp_path)) as second:
+            await driver.wait_until(lambda: second.tables.tables == {})
+            ended = second.tables.find(table_id)
+            assert ended is not None and ended.phase == "closed" and ended.ended_reason == "gone"
+        assert "its server or channel is gone" in caplog.text
