@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ TABLE_SETTINGS: tuple[str, ...] = (
 )
 SETTING_NAMES: tuple[str, ...] = OPTION_NAMES + TABLE_SETTINGS
 RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK")
+_NUMBER = re.compile(r"[0-9]{1,6}")
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 _ROUND_NUMBERS = (15, 30, 45, 60, 90, 120, 180, 300, 600, 1200, 1800, 3600)
@@ -145,10 +147,10 @@ def parse_value(name: str, text: str) -> Any:
             return False
         raise _refuse(name, text)
     if kind.type == "int":
-        try:
-            number = int(value)
-        except ValueError:
-            raise _refuse(name, text) from None
+        # ASCII digits only: Python's int() also reads "٣" and "３", which nobody types here.
+        if not _NUMBER.fullmatch(value):
+            raise _refuse(name, text)
+        number = int(value)
         if not kind.low <= number <= kind.high:
             raise _refuse(name, text)
         return number
@@ -301,7 +303,8 @@ def suggest_values(settings: GuildSettings, name: str, typed: str) -> list[str]:
     elif kind.type == "int":
         span = range(kind.low, kind.high + 1)
         options = [str(n) for n in (span if len(span) <= 25 else _ROUND_NUMBERS) if n in span]
-        if typed.isdigit() and kind.low <= int(typed) <= kind.high and typed not in options:
+        typed_number = _NUMBER.fullmatch(typed) and kind.low <= int(typed) <= kind.high
+        if typed_number and typed not in options:
             options.insert(0, typed)
     else:
         powers = settings.rules().powers

@@ -71,6 +71,10 @@ def test_values_are_parsed_to_their_type(name: str, text: str, value: object) ->
         ("mode", "", "one of loser, winner"),
         ("turn_seconds", "5", "a whole number from 15 to 3600"),
         ("idle_turns", "0", "a whole number from 1 to 20"),
+        ("decks", "²", "a whole number from 1 to 4"),
+        ("decks", "٣", "a whole number from 1 to 4"),
+        ("turn_seconds", "9" * 90, "a whole number from 15 to 3600"),
+        ("remind_seconds", "2", "a whole number from 5 to 3600"),
         ("powers", "7 sideways", "a rank"),
         ("powers", "11 fits", "a rank"),
         ("powers", "7 fits+lower+lower_equal", "a rank"),
@@ -160,3 +164,11 @@ def test_suggestions_for_names_and_values() -> None:
     assert suggest_values(settings, "turn_seconds", "75")[0] == "75"
     assert suggest_values(settings, "powers", "1") == ["10 anywhere+burn"]
     assert suggest_values(settings, "nonsense", "") == []
+
+
+def test_suggestions_for_a_number_ignore_what_is_not_ascii_digits() -> None:
+    from bot.guild_settings import suggest_values
+
+    assert suggest_values(GuildSettings(), "decks", "²") == []
+    assert suggest_values(GuildSettings(), "turn_seconds", "٣") == []
+    assert suggest_values(GuildSettings(), "turn_seconds", "75")[0] == "75"
