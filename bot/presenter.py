@@ -294,14 +294,6 @@ class Presenter:
             private.ephemeral, private.eph_shown = editor, shown
         self._drop_if_closed(state)
 
-    def selection(self, table_id: str, seat: int, version: int) -> Selection:
-        """Return a seat's pending menu choice, if made on the view of this version."""
-        state = self.tables.get(table_id)
-        held = state.private.get(seat) if state is not None else None
-        if held is None or held.selection is None or held.selection[0] != version:
-            return Selection()
-        return held.selection[1]
-
     def owns_view(self, table_id: str, interaction: discord.Interaction) -> bool:
         """Say whether a click on a private view comes from the member it was drawn for."""
         user_id = interaction.user.id
@@ -417,6 +409,7 @@ class Presenter:
         )
 
     def _render_private(self, state: _TableState, snapshot: Snapshot, seat: int) -> Rendered:
+        """Draw a seat's view with their pending menu choice, if made on this very view."""
         locale = self.locale(snapshot)
         version = snapshot.seats[seat].version
         held = state.private.get(seat)
