@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
 from sandbox.driver import ControlError, Driver
-from sandbox.rest import json_response
 
 PREFIX = "/_sandbox"
+CONTENT_TYPE = "application/json; charset=utf-8"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    """Answer JSON as UTF-8, card suits and all (`7♠`, not `7\\u2660`)."""
+    text = json.dumps(body, ensure_ascii=False) + "\n"  # the shell's prompt starts a new line
+    # A lone surrogate cannot be UTF-8; written back as `\udxxx` it is valid JSON again.
+    return web.Response(
+        body=text.encode(errors="backslashreplace"),
+        status=status,
+        headers={"Content-Type": CONTENT_TYPE},
+    )
 
 
 @web.middleware
@@ -25,6 +37,12 @@ async def control_errors(request: web.Request, handler: Handler) -> web.StreamRe
         return json_response({"error": error.message}, error.status)
     except (ValueError, KeyError, TypeError) as error:
         return json_response({"error": f"bad request: {error}"}, 400)
+    except web.HTTPException as error:
+        messages = {
+            404: f"no control call {request.path}; see docs/sandbox.md",
+            405: f"{request.method} is not allowed on {request.path}",
+        }
+        return json_response({"error": messages.get(error.status, error.reason)}, error.status)
 
 
 class Control:
@@ -43,6 +61,7 @@ class Control:
             web.post(f"{p}/channels", self.create_channel),
             web.post(f"{p}/interactions", self.interact),
             web.get(f"{p}/channels/{{channel}}/messages", self.messages),
+            web.get(f"{p}/messages/{{message}}", self.message),
             web.delete(f"{p}/messages/{{message}}", self.delete_message),
             web.get(f"{p}/users/{{user}}/dms", self.dms),
             web.get(f"{p}/log", self.log),
@@ -79,6 +98,11 @@ class Control:
     async def interact(self, request: web.Request) -> web.Response:
         """POST /_sandbox/interactions: dispatch and wait for the bot's first answer."""
         return json_response(await self.driver.interact(await _body(request)))
+
+    async def message(self, request: web.Request) -> web.Response:
+        """GET /_sandbox/messages/{message}?as=USER: one message, as a user sees it."""
+        message = request.match_info["message"]
+        return json_response(self.driver.message(message, as_user=request.query.get("as")))
 
     async def delete_message(self, request: web.Request) -> web.Response:
         """DELETE /_sandbox/messages/{message}?as=USER: a member deletes a message."""

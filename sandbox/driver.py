@@ -142,6 +142,17 @@ class Driver:
         ]
         return [self.message_view(m) for m in visible[-limit:]] if limit > 0 else []
 
+    def message(self, message: Ref, *, as_user: Ref | None = None) -> JSON:
+        """Return one message as a user sees it (without `as_user`, as everybody does)."""
+        target = self._message(message)
+        viewer = self._user(as_user) if as_user is not None else None
+        channel = self.world.channels[target.channel_id]
+        if viewer is not None and not self._can_use(viewer, channel):
+            raise ControlError(403, f"{viewer.name} cannot see this channel")
+        if not self.world.can_see(target, viewer.id if viewer else 0):
+            raise ControlError(404, f"no message {message!r} for this user")
+        return self.message_view(target)
+
     def dms(self, user: Ref, *, limit: int = 50) -> list[JSON]:
         """Return the bot's last `limit` DMs to a user, oldest first."""
         target = self._user(user)

@@ -107,7 +107,9 @@ class Gateway:
         assert session.ws is not None
         session.seq += 1
         await session.ws.send_str(
-            json.dumps({"op": DISPATCH, "t": event, "s": session.seq, "d": data})
+            json.dumps(
+                {"op": DISPATCH, "t": event, "s": session.seq, "d": data}, ensure_ascii=False
+            )
         )
 
     async def dispatch(self, event: str, data: JSON) -> None:

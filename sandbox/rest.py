@@ -24,9 +24,14 @@ TOKEN_ROUTES = ("/interactions/", "/webhooks/")
 def json_response(
     body: Any, status: int = 200, headers: dict[str, str] | None = None
 ) -> web.Response:
-    """Answer JSON with exactly `application/json` (discord.py treats `; charset=` as text)."""
+    """Answer Discord-style JSON: UTF-8, unescaped, typed exactly `application/json`.
+
+    discord.py decodes every answer as UTF-8 but parses it as JSON only when the type is
+    exactly `application/json`, as Discord sends it: a `; charset=` would make it text.
+    """
+    # A lone surrogate cannot be UTF-8; written back as `\udxxx` it is valid JSON again.
     return web.Response(
-        body=json.dumps(body).encode(),
+        body=json.dumps(body, ensure_ascii=False).encode(errors="backslashreplace"),
         status=status,
         headers={**(headers or {}), "Content-Type": "application/json"},
     )

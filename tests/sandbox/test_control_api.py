@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import discord
 import pytest
 
 from sandbox.server import Sandbox
@@ -26,7 +28,7 @@ async def http(sandbox: Sandbox) -> AsyncIterator[aiohttp.ClientSession]:
 
 async def call(http: aiohttp.ClientSession, method: str, path: str, **kwargs: Any) -> Any:
     async with http.request(method, "/_sandbox" + path, **kwargs) as response:
-        assert response.headers["Content-Type"] == "application/json"
+        assert response.headers["Content-Type"] == "application/json; charset=utf-8"
         return response.status, await response.json()
 
 
@@ -96,6 +98,56 @@ async def test_dms_and_refusals_through_the_control_api(
     assert status == 400 and "taken" in refused["error"]
     status, _ = await call(http, "GET", "/users/nobody/dms")
     assert status == 404
+
+
+async def test_the_control_api_answers_utf8_json(
+    bot: ContractBot, sandbox: Sandbox, http: aiohttp.ClientSession
+) -> None:
+    async with http.post("/_sandbox/users", json={"name": "zoë"}) as response:
+        assert '"name": "zoë"'.encode() in await response.read()
+    await call(
+        http,
+        "POST",
+        "/interactions",
+        json={"type": "command", "user": "zoë", "channel": "general", "name": "shithead dm"},
+    )
+    async with http.get("/_sandbox/users/zoë/dms") as response:
+        raw = await response.read()
+        assert response.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert '"content": "your cards: 3♠ 7♥"'.encode() in raw and b"\\u" not in raw
+    # A lone surrogate cannot be UTF-8: it comes back as the JSON escape it was sent as.
+    async with http.post("/_sandbox/users", data=b'{"name": "x\\ud83c"}') as response:
+        assert response.status == 201 and b'"x\\ud83c"' in await response.read()
+    status, one = await call(http, "GET", f"/messages/{json.loads(raw)[0]['id']}?as=zoë")
+    assert status == 200 and one["content"] == "your cards: 3♠ 7♥"
+    secret = {"type": "command", "user": "zoë", "channel": "general", "name": "shithead secret"}
+    _, answer = await call(http, "POST", "/interactions", json=secret)
+    ephemeral = answer["response"]["id"]
+    assert (await call(http, "GET", f"/messages/{ephemeral}?as=zoë"))[0] == 200
+    await call(http, "POST", "/users", json={"name": "yan"})
+    for other in ("?as=yan", ""):
+        status, hidden = await call(http, "GET", f"/messages/{ephemeral}{other}")
+        assert status == 404 and hidden["error"].startswith("no message"), other
+    status, unknown = await call(http, "GET", "/nowhere")
+    assert status == 404 and unknown["error"].startswith("no control call /_sandbox/nowhere")
+    status, wrong = await call(http, "PUT", "/state")
+    assert status == 405 and wrong == {"error": "PUT is not allowed on /_sandbox/state"}
+
+
+async def test_the_discord_api_answers_utf8_json_discord_py_reads(
+    bot: ContractBot, sandbox: Sandbox, http: aiohttp.ClientSession
+) -> None:
+    channel = bot.get_channel(sandbox.driver.guild.channel_ids[0])
+    assert isinstance(channel, discord.TextChannel)
+    sent = await channel.send("7♠ 10♥ 🃏")
+    assert sent.content == "7♠ 10♥ 🃏"
+    headers = {"Authorization": f"Bot {sandbox.token}"}
+    async with http.get(
+        f"/api/v10/channels/{channel.id}/messages/{sent.id}", headers=headers
+    ) as response:
+        assert response.headers["Content-Type"] == "application/json"
+        assert '"content": "7♠ 10♥ 🃏"'.encode() in await response.read()
+    assert [m.content async for m in channel.history(limit=1)] == ["7♠ 10♥ 🃏"]
 
 
 async def test_guilds_time_and_reconnect_through_the_control_api(
