@@ -345,11 +345,19 @@ class TableService:
         self._bump(table, None)
 
     async def _remove(self, table: Table, seat: int, note: Note) -> list[Event]:
-        """Take a seat out of a running game: the engine makes them the loser and ends it."""
-        assert table.game is not None
+        """Take a seat out of a running game: the engine makes them the loser and ends it.
+
+        A player who already went out is safe: they only stop watching, the game goes on.
+        """
+        game = table.game
+        assert game is not None
         table.seats[seat].removed = True
         self._note(table, note)
-        events = table.game.apply(Resign(seat))
+        if game.out[seat]:
+            self._bump(table, None)
+            await self._changed(table)
+            return []
+        events = game.apply(Resign(seat))
         await self._after(table, seat, events)
         return events
 

@@ -505,3 +505,19 @@ async def test_no_reminder_when_it_would_come_after_the_turn_ends(
     await all_ready(service, table, ANA, BEN)
     await clock.advance(31)
     assert recorder.reminders == [] and "timed_out" in [note.code for note in table.log]
+
+
+async def test_a_player_already_out_may_leave_and_the_game_goes_on(
+    service: TableService,
+) -> None:
+    table = await seated(service, ANA, BEN, CID)
+    await service.submit(table.id, ANA, Start())
+    game = table.game
+    assert game is not None
+    # Ben has gone out (an emptied seat, as after his last card).
+    game.hands[1], game.face_up[1], game.face_down[1] = [], [], []
+    game.out[1], game.finished = True, [1]
+    await service.submit(table.id, BEN, Leave())
+    assert table.phase == "setup" and table.seats[1].removed and game.loser is None
+    assert table.log[-1].code == "left"
+    await refused("not_seated", service.submit(table.id, BEN, Leave()))
