@@ -21,7 +21,7 @@ RANK_NAMES: dict[int, str] = {
 RANKS_BY_NAME: dict[str, int] = {name: value for value, name in RANK_NAMES.items()}
 NORMAL_RANKS: tuple[int, ...] = tuple(range(2, 15))
 ALL_RANKS: tuple[int, ...] = (*NORMAL_RANKS, JOKER)
-_CARD = re.compile(r"^(10|[2-9JQKA])([CDHS])$")
+_CARD = re.compile(r"(10|[2-9JQKA])([CDHS])")
 
 
 class CardError(ValueError):
@@ -40,23 +40,28 @@ class Card(NamedTuple):
         return f"{RANK_NAMES[self.rank]}{self.suit}"
 
 
-def parse_card(text: str) -> Card:
-    """Read a card written as rank+suit (`10H`, `QS`) or `JK`."""
+def parse_card(text: str, *, strict: bool = False) -> Card:
+    """Read a card written as rank+suit (`10H`, `QS`) or `JK`.
+
+    Spaces around it and lower case are forgiven, unless `strict` (rule scenarios): then
+    only the exact form, rank then suit, upper case, no spaces, is a card.
+    """
     if not isinstance(text, str):
         raise CardError(f"a card is written as text like '10H' or 'JK', not {text!r}")
-    cleaned = text.strip().upper()
+    cleaned = text if strict else text.strip().upper()
     if cleaned == "JK":
         return Card(JOKER, None)
-    match = _CARD.match(cleaned)
+    match = _CARD.fullmatch(cleaned)
     if match is None:
-        raise CardError(f"{text!r} is not a card (write rank+suit like '10H', 'QS', or 'JK')")
+        form = "rank then suit, upper case, no spaces" if strict else "rank+suit"
+        raise CardError(f"{text!r} is not a card (write {form} like '10H', 'QS', or 'JK')")
     suit: Suit = match.group(2)  # type: ignore[assignment]
     return Card(RANKS_BY_NAME[match.group(1)], suit)
 
 
-def parse_cards(texts: Iterable[str]) -> list[Card]:
-    """Read several cards."""
-    return [parse_card(text) for text in texts]
+def parse_cards(texts: Iterable[str], *, strict: bool = False) -> list[Card]:
+    """Read several cards (`strict` as for `parse_card`)."""
+    return [parse_card(text, strict=strict) for text in texts]
 
 
 def parse_rank(text: str) -> int:

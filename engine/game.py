@@ -345,7 +345,9 @@ class Game:
             self.pile.clear()
             self.last_on_pile = None
             self.idle = -1
-        if reverse:
+        if reverse and self.out.count(False) > 2:
+            # With two players left (the player counts: they are still in while playing) a
+            # reversing card changes nothing, not even the stored direction (004, the joker).
             self.direction = -self.direction
             events.append(Reversed(self.direction))
         self._refill(seat, events)
@@ -399,8 +401,8 @@ class Game:
         self.phase = "over"
         self.turn = None
         self.end_reason = reason
-        if self.winner is None and self.finished:
-            self.winner = self.finished[0]
+        # Only `mode: winner` has a winner; in `mode: loser` the first out "hat ... nicht
+        # gewonnen, sondern lediglich nicht verloren" (004): a loser and places, no winner.
         events.append(GameOver(self.loser, self.winner, tuple(self.finished), reason))
 
     def _advance(self, seat: int, skips: int, events: list[Event]) -> int:
@@ -475,24 +477,27 @@ class Game:
 
     def _pick_up(self, action: PickUp) -> list[Event]:
         seat = action.player
-        zone = self.zone_of(seat) if self.phase == "play" else None
+        add = action.add
         add_one = self.rules.face_up_pickup == "add_one"
-        if action.add is not None and not isinstance(action.add, Card):
-            raise IllegalAction(INVALID, "the card to add is not a card")
-        if zone == "face_up" and add_one and action.add is None:
+        # Refusals in the spec's order: invalid, wrong_phase, not_your_turn, not_held, then
+        # pickup_not_allowed. What the rules never allow is invalid whoever asks.
+        if add is not None:
+            if not isinstance(add, Card):
+                raise IllegalAction(INVALID, "the card to add is not a card")
+            if not add_one:
+                raise IllegalAction(INVALID, "these rules put no face-up card on the pile")
+        zone = self.zone_of(seat) if self.phase == "play" else None
+        if zone == "face_up" and add_one and add is None:
             raise IllegalAction(INVALID, "name the face-up card you put on the pile first")
-        if action.add is not None and (zone != "face_up" or not add_one):
-            raise IllegalAction(INVALID, "no face-up card is added when picking up here")
         self._check_play_turn(seat)
-        added: list[Card] = []
         stacks = self.face_up[seat]
-        if action.add is not None:
-            for stack in stacks:
-                if action.add in stack:
-                    added = stack
-                    break
-            else:
-                raise IllegalAction(NOT_HELD, f"{action.add} is not among your face-up cards")
+        index = -1
+        if add is not None:
+            if zone != "face_up":
+                raise IllegalAction(NOT_HELD, "you add a face-up card only when you play from them")
+            index = next((i for i, stack in enumerate(stacks) if add in stack), -1)
+            if index < 0:
+                raise IllegalAction(NOT_HELD, f"{add} is not among your face-up cards")
         if zone == "face_down":
             raise IllegalAction(PICKUP_NOT_ALLOWED, "with only face-down cards you turn one over")
         if not self.pile:
@@ -500,11 +505,17 @@ class Game:
         if not self.rules.voluntary_pickup and self.has_legal_play(seat):
             raise IllegalAction(PICKUP_NOT_ALLOWED, "you can play, so you may not pick up")
         events: list[Event] = []
-        if added:
-            self.face_up[seat] = [stack for stack in stacks if stack is not added]
-            self.pile.extend(added)
+        added: tuple[Card, ...] = ()
+        if add is not None:
+            # One card goes on the pile, not its whole Karma stack: a stack is *played* as a
+            # group, adding is not playing; the rest of the stack stays face up.
+            rest = list(stacks[index])
+            rest.remove(add)
+            self.face_up[seat] = stacks[:index] + ([rest] if rest else []) + stacks[index + 1 :]
+            self.pile.append(add)
             self.idle = -1
-        self._take_pile(seat, tuple(added), events)
+            added = (add,)
+        self._take_pile(seat, added, events)
         return events
 
     def _take_pile(self, seat: int, added: tuple[Card, ...], events: list[Event]) -> None:
@@ -519,10 +530,16 @@ class Game:
         mode = self.rules.pickup_turn
         if mode == "same":
             nxt = seat
-        elif mode == "previous" and previous is not None:
-            # Back to who played last, or on from them to the next seat still in.
+        elif mode == "previous":
             out = self.out
-            nxt = previous if not out[previous] else next_active(out, previous, self.direction)
+            if previous is None:
+                # Nobody put a card on this pile (the start card turned at the deal): the
+                # player before in the order of play, "nicht der nächste Spieler" (Karma).
+                nxt = next_active(out, seat, -self.direction)
+            elif out[previous]:
+                nxt = next_active(out, previous, self.direction)
+            else:  # back to who played last
+                nxt = previous
         else:
             nxt = next_active(self.out, seat, self.direction)
         self._pass_turn(nxt, events)

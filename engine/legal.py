@@ -48,12 +48,14 @@ def legal_actions(game: Game, seat: int) -> list[Action]:
         actions.append(PlayStock(seat))
     if zone != "face_down" and game.pile and (rules.voluntary_pickup or not can_play):
         if zone == "face_up" and rules.face_up_pickup == "add_one":
-            # One pick-up per distinct face-up card that may go on the pile first.
+            # One pick-up per distinct face-up card that may go on the pile first: any card
+            # of a Karma stack, which alone goes on the pile.
             seen: set[Card] = set()
             for stack in game.face_up[seat]:
-                if stack[0] not in seen:
-                    seen.add(stack[0])
-                    actions.append(PickUp(seat, stack[0]))
+                for card in stack:
+                    if card not in seen:
+                        seen.add(card)
+                        actions.append(PickUp(seat, card))
         else:
             actions.append(PickUp(seat))
     return actions

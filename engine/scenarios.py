@@ -75,10 +75,17 @@ def rules_of(spec: object) -> RuleSet:
     raise RulesError(f"rules: give a preset name or an object, not {spec!r}")
 
 
+def _card(text: object) -> Card:
+    """Read a card strictly: rank then suit, upper case, no spaces (`10H`, `QS`, `JK`)."""
+    if not isinstance(text, str):
+        raise CardError(f"a card is written as text like '10H' or 'JK', not {text!r}")
+    return parse_card(text, strict=True)
+
+
 def _cards(values: object, what: str) -> list[Card]:
     if not isinstance(values, list):
         raise ScenarioError(f"{what}: expected a list of cards")
-    return [parse_card(value) for value in values]
+    return [_card(value) for value in values]
 
 
 def game_from_state(rules: RuleSet, state: dict[str, Any], phase: str = "play") -> Game:
@@ -97,7 +104,7 @@ def game_from_state(rules: RuleSet, state: dict[str, Any], phase: str = "play") 
         hands=[_cards(hand, "hands") for hand in hands],
         face_up=[
             [
-                _cards(entry, "face_up") if isinstance(entry, list) else [parse_card(entry)]
+                _cards(entry, "face_up") if isinstance(entry, list) else [_card(entry)]
                 for entry in stacks
             ]
             for stacks in face_up
@@ -129,7 +136,7 @@ def game_of(scenario: dict[str, Any]) -> Game:
 
 
 def _norm(card: object) -> str:
-    return str(parse_card(str(card)))
+    return str(_card(card))
 
 
 def _multiset(cards: object) -> list[str]:
@@ -215,7 +222,7 @@ def run_scenario(data: dict[str, Any]) -> list[str]:
     try:
         game = game_of(data)
     except (RulesError, ScenarioError, CardError, ValueError, KeyError, TypeError) as exc:
-        return [f"setup: {exc}"]
+        return [f"setup: malformed scenario: {exc}"]
     steps = data.get("steps", [])
     if not isinstance(steps, list):
         return ["setup: 'steps' is a list"]
@@ -235,7 +242,7 @@ def _run_step(game: Game, step: dict[str, Any]) -> list[str]:
     if any(key in step for key in ACTION_KEYS):
         before = game_to_json(game)
         try:
-            action = action_from_json(step)
+            action = action_from_json(step, strict=True)
             events = game.apply(action)
         except ActionFormatError as exc:
             refusal = IllegalAction(ErrorCode.INVALID, str(exc))
@@ -249,9 +256,11 @@ def _run_step(game: Game, step: dict[str, Any]) -> list[str]:
         if refusal is None:
             return [f"expected error {step['error']!r}, but the action was accepted"]
         if refusal.code != step["error"]:
-            return [f"expected error {step['error']!r}, got {refusal.code!r} ({refusal.message})"]
+            return [
+                f"expected error {step['error']!r}, got {refusal.code.value!r} ({refusal.message})"
+            ]
     elif refusal is not None:
-        return [f"refused with {refusal.code!r}: {refusal.message}"]
+        return [f"refused with {refusal.code.value!r}: {refusal.message}"]
     expect = step.get("expect", {})
     if not isinstance(expect, dict):
         raise ScenarioError("'expect' is an object")

@@ -67,8 +67,12 @@ def game_from_json(data: dict[str, Any]) -> Game:
     version, internal, gauss = data["rng"]
     # Games saved before hands had known cards load with none known.
     known = data.get("known")
+    rules = rules_from_json(data["rules"])
+    # Only `mode: winner` has a winner; games saved before that was so may name the first
+    # player out as the winner of a `mode: loser` game.
+    winner = data["winner"] if rules.mode == "winner" else None
     return build_game(
-        rules_from_json(data["rules"]),
+        rules,
         hands=[parse_cards(hand) for hand in data["hands"]],
         known=None if known is None else [parse_cards(cards) for cards in known],
         face_up=[[parse_cards(stack) for stack in stacks] for stacks in data["face_up"]],
@@ -85,7 +89,7 @@ def game_from_json(data: dict[str, Any]) -> Game:
         chosen=data["chosen"],
         last_on_pile=data["last_on_pile"],
         loser=data["loser"],
-        winner=data["winner"],
+        winner=winner,
         end_reason=data["end_reason"],
         idle=data["idle"],
         moves=data["moves"],
@@ -134,8 +138,11 @@ class ActionFormatError(ValueError):
 ACTION_KEYS = ("play", "flip", "pickup", "stock", "swap", "choose", "ready", "stack", "resign")
 
 
-def action_from_json(data: dict[str, Any]) -> Action:
-    """Read an action in the scenario vocabulary; raise `ActionFormatError` when malformed."""
+def action_from_json(data: dict[str, Any], *, strict: bool = False) -> Action:
+    """Read an action in the scenario vocabulary; raise `ActionFormatError` when malformed.
+
+    `strict` reads cards as rule scenarios write them (`parse_card(..., strict=True)`).
+    """
     player = data.get("player")
     if not isinstance(player, int) or isinstance(player, bool):
         raise ActionFormatError("an action names its player by index")
@@ -146,7 +153,7 @@ def action_from_json(data: dict[str, Any]) -> Action:
     value = data[key]
     try:
         if key == "play":
-            return Play(player, tuple(_card_list(value)))
+            return Play(player, tuple(_card_list(value, strict)))
         if key == "flip":
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ActionFormatError("flip takes a face-down position")
@@ -155,20 +162,20 @@ def action_from_json(data: dict[str, Any]) -> Action:
             if value is not True:
                 raise ActionFormatError("pickup is true")
             add = data.get("add")
-            return PickUp(player, None if add is None else parse_card(add))
+            return PickUp(player, None if add is None else parse_card(add, strict=strict))
         if key == "stock":
             if value is not True:
                 raise ActionFormatError("stock is true")
             return PlayStock(player)
         if key == "swap":
-            cards = _card_list(value)
+            cards = _card_list(value, strict)
             if len(cards) != 2:
                 raise ActionFormatError("swap takes [hand card, face-up card]")
             return Swap(player, cards[0], cards[1])
         if key == "choose":
-            return Choose(player, tuple(_card_list(value)))
+            return Choose(player, tuple(_card_list(value, strict)))
         if key == "stack":
-            return Stack(player, tuple(_card_list(value)))
+            return Stack(player, tuple(_card_list(value, strict)))
         if value is not True:
             raise ActionFormatError(f"{key} is true")
         return Ready(player) if key == "ready" else Resign(player)
@@ -178,7 +185,7 @@ def action_from_json(data: dict[str, Any]) -> Action:
         raise ActionFormatError(str(exc)) from None
 
 
-def _card_list(value: object) -> list[Card]:
+def _card_list(value: object, strict: bool) -> list[Card]:
     if not isinstance(value, list) or not value:
         raise ActionFormatError("give a non-empty list of cards")
-    return [parse_card(text) for text in value]
+    return [parse_card(text, strict=strict) for text in value]

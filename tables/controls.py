@@ -59,7 +59,7 @@ def controls(view: PlayerView) -> Controls:
         pool = tuple(sorted(own, key=sort_key))
     return Controls(
         plays=_fit(plays),
-        pickups=tuple(a for a in legal if isinstance(a, PickUp)),
+        pickups=_one_per_rank(tuple(a for a in legal if isinstance(a, PickUp))),
         flips=tuple(a for a in legal if isinstance(a, Flip)),
         stock=next((a for a in legal if isinstance(a, PlayStock)), None),
         swap_hand=tuple(sorted({a.hand_card for a in swaps}, key=sort_key)),
@@ -69,6 +69,22 @@ def controls(view: PlayerView) -> Controls:
         stacks=tuple(a for a in legal if isinstance(a, Stack)),
         ready=next((a for a in legal if isinstance(a, Ready)), None),
     )
+
+
+def _one_per_rank(pickups: tuple[PickUp, ...]) -> tuple[PickUp, ...]:
+    """Offer one way to pick up per rank of the face-up card put on the pile first.
+
+    With Karma stacks every card of a stack may be the one added; which suit goes changes
+    nothing for the player, and a button per card would not fit in a message.
+    """
+    seen: set[int | None] = set()
+    kept = []
+    for pickup in pickups:
+        rank = pickup.add.rank if pickup.add is not None else None
+        if rank not in seen:
+            seen.add(rank)
+            kept.append(pickup)
+    return tuple(kept)
 
 
 def _fit(plays: tuple[Play, ...]) -> tuple[Play, ...]:

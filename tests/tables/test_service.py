@@ -521,3 +521,26 @@ async def test_a_player_already_out_may_leave_and_the_game_goes_on(
     assert table.phase == "setup" and table.seats[1].removed and game.loser is None
     assert table.log[-1].code == "left"
     await refused("not_seated", service.submit(table.id, BEN, Leave()))
+
+
+def test_pick_up_is_offered_once_per_rank_of_the_card_put_on_the_pile() -> None:
+    from engine.cards import parse_cards
+    from engine.position import build_game
+
+    rules = make_rules("karma")
+    game = build_game(
+        rules,
+        hands=[[], parse_cards(["3C"])],
+        face_up=[
+            [parse_cards(["5H", "5D", "5S"]), parse_cards(["9C"]), parse_cards(["9D"])],
+            [],
+        ],
+        face_down=[parse_cards(["4C"]), parse_cards(["4D"])],
+        pile=parse_cards(["KS"]),
+        turn=0,
+    )
+    view = player_view(game, 0)
+    offered = [a.add for a in view.legal if isinstance(a, PickUp)]
+    assert len(offered) == 5  # the engine offers every card
+    ranks = [p.add.rank for p in controls.controls(view).pickups if p.add is not None]
+    assert sorted(ranks) == [5, 9]
