@@ -125,12 +125,15 @@ class ShitheadBot(commands.Bot):
         log.exception("event %s failed", event_method)
 
     async def close(self) -> None:
-        """Stop timers and pending writes, disconnect, then close storage."""
-        await self.tables.shutdown()
-        await self.presenter.close()
-        await super().close()
-        if self.storage is not None:
-            await self.storage.close()
+        """Stop timers and pending writes, disconnect, then close storage (once)."""
+        try:
+            await self.tables.shutdown()
+            await self.presenter.close()
+            await super().close()
+        finally:
+            storage, self.storage = self.storage, None
+            if storage is not None:
+                await storage.close()
 
     async def on_ready(self) -> None:
         log.info("connected as %s to %d guilds", self.user, len(self.guilds))
@@ -150,10 +153,3 @@ class ShitheadBot(commands.Bot):
         if guild is None:
             return False
         return guild.unavailable or guild.get_channel_or_thread(shown.channel_id) is not None
-
-
-def run_bot(settings: Settings) -> None:
-    """Connect to Discord and run until stopped."""
-    assert settings.discord_token is not None
-    bot = ShitheadBot(settings)
-    bot.run(settings.discord_token.get_secret_value(), log_handler=None)

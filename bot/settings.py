@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 from pathlib import Path
 from typing import Literal
 
+from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+LOG_LEVELS: tuple[LogLevel, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+# The file the settings are read from, in the directory the bot is started in.
+ENV_FILE = Path(".env")
 
 # Discord's rule for a chat-input command name.
 _COMMAND_NAME = re.compile(r"^[-_\w]{1,32}$")
+# A bot token: three base64url parts joined by dots (the user id, a timestamp, an HMAC).
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{18,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}")
+_NOT_A_TOKEN = "not a bot token"
+_BOT_PREFIX = "starts with the word Bot"
 
 
 class Settings(BaseSettings):
     """Everything the bot reads from its environment."""
 
     model_config = SettingsConfigDict(
-        env_file=".env",
+        env_file=ENV_FILE,
         env_file_encoding="utf-8",
         extra="ignore",
         case_sensitive=False,
@@ -27,13 +38,15 @@ class Settings(BaseSettings):
 
     discord_token: SecretStr | None = None
     database_path: Path = Path("data/shithead.sqlite3")
+    # The sandbox's own world; unset, each sandbox run gets a temporary file.
+    sandbox_database_path: Path | None = None
     log_level: LogLevel = "INFO"
     dev_guild_id: int | None = Field(default=None, gt=0)
     command_name: str = "shithead"
     sandbox_host: str = "127.0.0.1"
     sandbox_port: int = Field(default=8765, ge=0, le=65535)
 
-    @field_validator("discord_token", "dev_guild_id", mode="before")
+    @field_validator("discord_token", "dev_guild_id", "sandbox_database_path", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         """Treat `KEY=` in `.env` as not set."""
@@ -41,14 +54,29 @@ class Settings(BaseSettings):
             return None
         return value
 
+    @field_validator("discord_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        """Refuse a token that cannot be one, before anything connects with it."""
+        if value is None:
+            return None
+        token = value.get_secret_value().strip()
+        if token.lower().startswith("bot "):
+            raise ValueError(_BOT_PREFIX)
+        if not _TOKEN.fullmatch(token):
+            raise ValueError(_NOT_A_TOKEN)
+        return SecretStr(token)
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_log_level(cls, value: object) -> object:
+        """Accept a log level in any case."""
         return value.upper() if isinstance(value, str) else value
 
     @field_validator("command_name")
     @classmethod
     def _valid_command_name(cls, value: str) -> str:
+        """Refuse a name Discord would refuse as a slash command."""
         if value != value.lower() or not _COMMAND_NAME.match(value):
             raise ValueError(
                 "must be 1-32 lowercase letters, digits, '-' or '_' (a Discord command name)"
@@ -57,11 +85,41 @@ class Settings(BaseSettings):
 
     @property
     def has_token(self) -> bool:
+        """Say whether a bot token is set (else the bot runs against the sandbox)."""
         return self.discord_token is not None
 
 
+# Every key the bot reads, as written in `.env` or the environment.
+KNOWN_KEYS = tuple(name.upper() for name in Settings.model_fields)
+
+
 class SettingsError(Exception):
-    """A setting has a bad value; the message names the key."""
+    """A setting has a bad value; the message names the key and what to change."""
+
+
+def _source(key: str) -> str:
+    """Say where a key's value came from: the environment, else the env file."""
+    if any(name.upper() == key for name in os.environ):
+        return "the environment"
+    return str(ENV_FILE)
+
+
+def _explain(key: str, message: str, value: object) -> str:
+    """Put one refused value into a sentence naming its key and where to change it."""
+    message = message.removeprefix("Value error, ")
+    where = _source(key)
+    if key == "DISCORD_TOKEN":
+        # Never show the token, not even a wrong one.
+        if message == _BOT_PREFIX:
+            return (
+                f"DISCORD_TOKEN (in {where}) starts with the word Bot: put only the token "
+                "itself in .env as DISCORD_TOKEN=…, without that word."
+            )
+        return (
+            f"DISCORD_TOKEN (in {where}) is not a bot token (three parts joined by dots): copy "
+            "it again from the developer portal (Bot → Reset Token) into .env as DISCORD_TOKEN=…."
+        )
+    return f"{key} (in {where}) is {value!r}, which is refused ({message}): change it."
 
 
 def get_settings(**overrides: object) -> Settings:
@@ -69,8 +127,52 @@ def get_settings(**overrides: object) -> Settings:
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        lines = []
-        for error in exc.errors():
-            key = ".".join(str(part) for part in error["loc"]).upper()
-            lines.append(f"{key}: {error['msg']} (got {error.get('input')!r})")
-        raise SettingsError("Bad configuration:\n  " + "\n  ".join(lines)) from None
+        lines = [
+            _explain(
+                ".".join(str(part) for part in error["loc"]).upper(),
+                error["msg"],
+                error.get("input"),
+            )
+            for error in exc.errors()
+        ]
+        raise SettingsError("\n".join(lines)) from None
+
+
+def closest_key(name: str, keys: tuple[str, ...] = KNOWN_KEYS, cutoff: float = 0.6) -> str | None:
+    """Name the known key a misspelt one most likely meant, if any is close."""
+    found = difflib.get_close_matches(name.upper(), keys, n=1, cutoff=cutoff)
+    return found[0] if found else None
+
+
+def unknown_keys(env_file: Path = ENV_FILE) -> list[str]:
+    """Say, one sentence each, which keys of an env file the bot does not know (and ignores)."""
+    if not env_file.is_file():
+        return []
+    where = env_file.resolve()
+    warnings = []
+    for key in dotenv_values(env_file, encoding="utf-8"):
+        if key.upper() in KNOWN_KEYS:
+            continue
+        close = closest_key(key)
+        hint = f"did you mean {close}?" if close else f"the keys are {', '.join(KNOWN_KEYS)}."
+        warnings.append(f"{where}: {key} is not a setting of the bot and is ignored; {hint}")
+    return warnings
+
+
+def load_settings(**overrides: object) -> tuple[Settings, list[str]]:
+    """Build the settings, and the warnings about keys of `.env` that they ignored."""
+    return get_settings(**overrides), unknown_keys()
+
+
+def missing_token() -> str:
+    """Say that a token is needed, naming a misspelt key in the environment if there is one."""
+    near = sorted(
+        name
+        for name in os.environ
+        if name.upper() != "DISCORD_TOKEN" and closest_key(name, ("DISCORD_TOKEN",), cutoff=0.8)
+    )
+    hint = f" ({', '.join(near)} is set instead: is it misspelt?)" if near else ""
+    return (
+        f"DISCORD_TOKEN is not set{hint}: --production needs the bot token, in the "
+        "environment or in .env as DISCORD_TOKEN=…, and never starts the sandbox."
+    )

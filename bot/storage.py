@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,18 @@ import aiosqlite
 
 from bot.guild_settings import GuildSettings
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+def _packaged_migrations() -> Path:
+    """Find the folder of the `migrations` package, whose SQL files ship as package data."""
+    folder = resources.files("migrations")
+    # Installed on disk (as pip does), the package is a folder and importlib gives a Path.
+    return folder if isinstance(folder, Path) else Path(str(folder))
+
+
+MIGRATIONS_DIR = _packaged_migrations()
 _MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+# The files SQLite keeps beside a database (WAL mode, and a rollback journal).
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 class StorageError(Exception):
@@ -112,14 +124,22 @@ class PlayedGame:
     place: int | None
 
 
-def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
-    """Read the migration files in order; refuse gaps and stray names."""
+def load_migrations(directory: Traversable = MIGRATIONS_DIR) -> list[Migration]:
+    """Read the migration files in order; refuse gaps, stray names and an empty folder."""
     migrations = []
-    for path in sorted(directory.glob("*.sql")):
-        match = _MIGRATION_FILE.match(path.name)
+    files = sorted(
+        (each for each in directory.iterdir() if each.name.endswith(".sql")),
+        key=lambda each: each.name,
+    )
+    for file in files:
+        match = _MIGRATION_FILE.match(file.name)
         if match is None:
-            raise StorageError(f"{path}: a migration file is named NNNN_name.sql")
-        migrations.append(Migration(int(match[1]), match[2], path.read_text(encoding="utf-8")))
+            raise StorageError(f"{file}: a migration file is named NNNN_name.sql")
+        migrations.append(Migration(int(match[1]), match[2], file.read_text(encoding="utf-8")))
+    if not migrations:
+        raise StorageError(
+            f"There are no migration files in {directory}: reinstall the bot (pip install .)."
+        )
     for expected, migration in enumerate(migrations, start=1):
         if migration.version != expected:
             raise StorageError(
@@ -188,18 +208,34 @@ class Storage:
 
     @classmethod
     async def open(cls, path: Path | str, migrations: list[Migration] | None = None) -> Storage:
-        """Open (creating) the database, turn on WAL and foreign keys, and migrate it."""
+        """Open (creating) the database, turn on WAL and foreign keys, and migrate it.
+
+        If that fails, a database file this call created is removed again; a file that was
+        there before is left as it was.
+        """
+        migrations = load_migrations() if migrations is None else migrations
+        created: list[Path] = []
         if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            file = Path(path)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            if not file.exists():
+                created = [file, *(Path(f"{file}{suffix}") for suffix in _SIDE_FILES)]
         db = await aiosqlite.connect(str(path), isolation_level=None)
         try:
             await db.execute("PRAGMA journal_mode = WAL")
             await db.execute("PRAGMA synchronous = FULL")
             await db.execute("PRAGMA foreign_keys = ON")
             await db.execute("PRAGMA busy_timeout = 5000")
-            await migrate(db, load_migrations() if migrations is None else migrations)
-        except BaseException:
+            await migrate(db, migrations)
+        except BaseException as exc:
             await db.close()
+            for each in created:
+                each.unlink(missing_ok=True)
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StorageError(
+                    f"{path} is not a database this bot can use ({exc}): "
+                    "point DATABASE_PATH at another file."
+                ) from exc
             raise
         return cls(db)
 

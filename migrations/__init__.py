@@ -1,0 +1,1 @@
+"""The numbered SQL migrations (NNNN_name.sql), shipped as package data and applied at start."""
