@@ -454,7 +454,7 @@ class Storage:
     async def _read_guild_settings(db: aiosqlite.Connection, guild_id: int) -> GuildSettings:
         async with db.execute(
             "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset, "
-            "remind_seconds FROM guild_settings WHERE guild_id = ?",
+            "remind_seconds, language FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         ) as cursor:
             row = await cursor.fetchone()
@@ -467,6 +467,7 @@ class Storage:
             idle_turns=row[3],
             host_may_pick_preset=bool(row[4]),
             remind_seconds=row[5],
+            language=row[6],
         )
 
     @staticmethod
@@ -475,11 +476,12 @@ class Storage:
     ) -> None:
         await db.execute(
             "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
-            "idle_turns, host_may_pick_preset, updated_at, remind_seconds) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "idle_turns, host_may_pick_preset, updated_at, remind_seconds, language) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
             "overrides = excluded.overrides, turn_seconds = excluded.turn_seconds, "
             "idle_turns = excluded.idle_turns, remind_seconds = excluded.remind_seconds, "
+            "language = excluded.language, "
             "host_may_pick_preset = excluded.host_may_pick_preset, "
             "updated_at = excluded.updated_at",
             (
@@ -491,5 +493,6 @@ class Storage:
                 int(settings.host_may_pick_preset),
                 _now(),
                 settings.remind_seconds,
+                settings.language,
             ),
         )

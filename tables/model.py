@@ -76,6 +76,8 @@ class TableConfig:
     turn_seconds: float
     idle_turns: int
     remind_seconds: float = 30.0
+    # The language code the table's public messages are shown in (data, not words).
+    language: str = "en"
 
 
 @dataclass
@@ -93,6 +95,7 @@ class Table:
     idle_turns: int
     seats: list[Seat] = field(default_factory=list)
     remind_seconds: float = 30.0
+    language: str = "en"
     game: Game | None = None
     closed: bool = False
     version: int = 0
@@ -154,6 +157,7 @@ class Table:
             "turn_seconds": self.turn_seconds,
             "idle_turns": self.idle_turns,
             "remind_seconds": self.remind_seconds,
+            "language": self.language,
             "seats": [seat.to_json() for seat in self.seats],
             "game": game_to_json(self.game) if self.game else None,
             "closed": self.closed,
@@ -194,6 +198,7 @@ class Table:
             turn_seconds=float(data["turn_seconds"]),
             idle_turns=int(data["idle_turns"]),
             remind_seconds=float(data.get("remind_seconds", 30.0)),
+            language=str(data.get("language", "en")),
             seats=[Seat.from_json(seat) for seat in data["seats"]],
             game=game_from_json(data["game"]) if data.get("game") else None,
             closed=bool(data.get("closed", data.get("phase") == "closed")),

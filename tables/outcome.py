@@ -50,6 +50,7 @@ class Snapshot:
     public: TableView | None
     private: Mapping[int, PlayerView]
     ended_reason: str | None
+    language: str = "en"
 
     @property
     def open(self) -> bool:
@@ -103,6 +104,7 @@ def snapshot(table: Table) -> Snapshot:
         public=table_view(game) if game is not None else None,
         private=private,
         ended_reason=table.ended_reason,
+        language=table.language,
     )
 
 

@@ -272,7 +272,12 @@ class TableService:
                 "rematch_too_few", low=old.rules.min_players, count=len(kept)
             ) from None
         config = TableConfig(
-            old.rules, old.preset, old.turn_seconds, old.idle_turns, old.remind_seconds
+            old.rules,
+            old.preset,
+            old.turn_seconds,
+            old.idle_turns,
+            old.remind_seconds,
+            old.language,
         )
         async with self._create_lock:
             if self.in_channel(old.channel_id) is not None:
@@ -304,6 +309,7 @@ class TableService:
             seed=self.seeds(),
             turn_seconds=self.timing.turn_seconds or config.turn_seconds,
             remind_seconds=self.timing.remind_seconds or config.remind_seconds,
+            language=config.language,
             idle_turns=config.idle_turns,
             seats=[Seat(host.user_id, host.name)],
             created_at=now,
