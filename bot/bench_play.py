@@ -54,7 +54,7 @@ TIMER_FIELDS = ("lobby_seconds", "setup_seconds", "turn_seconds", "remind_second
 QUICK_TUNING: dict[str, Any] = {
     "writes_per_window": 1000,
     "settle_seconds": 0.005,
-    "ping_delay": 0.05,
+    "table_interval": 0.01,
 }
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
 # How often members look at their DMs when nothing seems to change.

@@ -48,6 +48,8 @@ class Tuning:
     writes_per_window: int = 4
     window_seconds: float = 5.0
     settle_seconds: float = 0.3
+    # The table message shows the newest state at most once per interval.
+    table_interval: float = 2.0
     seeds: Callable[[], int] | None = None
 
 
@@ -66,6 +68,7 @@ class ShitheadBot(commands.Bot):
             Pacer(self.tuning.writes_per_window, self.tuning.window_seconds),
             command_name=settings.command_name,
             settle=self.tuning.settle_seconds,
+            table_interval=self.tuning.table_interval,
         )
         self.tables = TableService(
             sink=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds

@@ -94,6 +94,7 @@ class _TableState:
     reminder: tuple[int, int] | None = None  # the seat reminded, the reminder's message
     answering: set[Hashable] = field(default_factory=set)
     posted_at: float = float("-inf")
+    drawn_at: float = float("-inf")
     posted_version: int = -1
     reposting: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -151,6 +152,7 @@ class Presenter:
         store: MessageStore | None = None,
         command_name: str = "shithead",
         settle: float = 0.3,
+        table_interval: float = 2.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -161,6 +163,7 @@ class Presenter:
         # The table message calls the game what the server's command calls it.
         self.game_name = command_name.replace("-", " ").replace("_", " ").title()
         self.settle = settle
+        self.table_interval = table_interval
         self.sleep = sleep
         self.clock = clock
         self.tables: dict[str, _TableState] = {}
@@ -344,6 +347,13 @@ class Presenter:
 
     async def _draw_table(self, table_id: str) -> bool:
         await self.sleep(self.settle)
+        held = self.tables.get(table_id)
+        if held is not None and held.latest.open:
+            # A live table message changes at most once per interval, showing the newest
+            # state: the player to act reads what they need in their own view at once.
+            wait = held.drawn_at + self.table_interval - self.clock()
+            if wait > 0:
+                await self.sleep(wait)
         state = self.tables.get(table_id)
         if state is None or state.message is None or ("table",) in state.answering:
             return False
@@ -361,6 +371,7 @@ class Presenter:
         else:
             wrote = await self._edit_table(state, rendered)
         state.mark = mark
+        state.drawn_at = self.clock()
         self._drop_if_closed(state)
         return wrote
 
@@ -438,7 +449,6 @@ class Presenter:
             self._submit(("eph", user_id), table_id, lambda: self._draw_ephemeral(table_id, seat))
 
     async def _draw_dm(self, table_id: str, seat: int) -> bool:
-        await self.sleep(self.settle)
         state = self.tables.get(table_id)
         if state is None:
             return False

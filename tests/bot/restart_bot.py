@@ -26,6 +26,7 @@ def make_bot(database: Path, settle: float) -> ShitheadBot:
         timing=Timing(computer_delay=0.01, setup_seconds=60),
         writes_per_window=50,
         settle_seconds=settle,
+        table_interval=0.05,
         seeds=lambda: SEED,
     )
     bot = ShitheadBot(settings, tuning)

@@ -90,6 +90,8 @@ async def real_bot(
     try:
         try:
             await sandbox.driver.wait_ready(timeout=20)
+            # on_ready (and its log line) comes a moment after the gateway connection.
+            await sandbox.driver.wait_until(lambda: "connected as" in tail(log), timeout=20)
         except TimeoutError:
             raise AssertionError(f"the bot did not connect:\n{tail(log)}") from None
         yield process

@@ -47,6 +47,7 @@ def make_bot(tmp_path: Path, *, timing: Timing = FAST, writes: int = 50) -> Shit
         timing=timing,
         writes_per_window=writes,
         settle_seconds=0.01,
+        table_interval=0.05,
         seeds=lambda: 4242,
     )
     return ShitheadBot(settings, tuning)
