@@ -88,3 +88,17 @@ $(STAMP_RUN): $(LOCK)
 $(STAMP_DEV): $(DEV_LOCK)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(DEV_LOCK)
 	touch $@
+
+# Message catalogs (gettext): bot/locale/bot.pot is extracted from the code by
+# bot.locale.extract (see babel.cfg); the catalogs of each language are then updated from it.
+PYBABEL := $(BIN)/python -m babel.messages.frontend
+LOCALE_DIR := bot/locale
+.PHONY: messages
+
+messages: dev  ## Extract the messages into bot/locale/bot.pot and update every catalog from it
+	$(PYBABEL) extract -F babel.cfg --no-default-keywords -k t -k tn:1,2 -k locale_str \
+		-k command_name:1c,2 --project=shithead-bot \
+		--version="$$($(BIN)/python -c 'import bot.version; print(bot.version.__version__)')" \
+		--header-comment="# Messages of shithead-bot, extracted by make messages (see babel.cfg)." \
+		-w 100 -o $(LOCALE_DIR)/bot.pot .
+	$(PYBABEL) update -D bot -i $(LOCALE_DIR)/bot.pot -d $(LOCALE_DIR) -w 100

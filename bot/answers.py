@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import discord
 
-from bot.i18n import DEFAULT_LOCALE, t
+from bot.i18n import DEFAULT_LOCALE, language_of, t
 from bot.presenter import Presenter
 from bot.rendering import Selection
 from bot.words import refusal
@@ -60,8 +60,16 @@ def member_of(interaction: discord.Interaction) -> Member:
 
 
 def locale_of(interaction: discord.Interaction) -> str:
-    """Say the language to answer a member in (English until the catalogs come)."""
-    return DEFAULT_LOCALE
+    """Say the language to answer a member in: their own Discord language."""
+    return language_of(interaction.locale.value)
+
+
+def server_language(interaction: discord.Interaction, chosen: str) -> str:
+    """Say the language of a server's table messages: its house rule, else its own language."""
+    if chosen != "auto":
+        return chosen
+    guild_locale = interaction.guild_locale
+    return language_of(guild_locale.value) if guild_locale is not None else DEFAULT_LOCALE
 
 
 async def say(interaction: discord.Interaction, text: str) -> None:

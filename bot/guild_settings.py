@@ -29,6 +29,7 @@ IDLE_TURNS_RANGE = (1, 20)
 REMIND_SECONDS_RANGE = (5, 3600)
 TABLE_SETTINGS: tuple[str, ...] = (
     "language",
+    "pictures",
     "turn_seconds",
     "remind_seconds",
     "idle_turns",
@@ -51,6 +52,8 @@ class GuildSettings(BaseModel):
     overrides: dict[str, Any] = Field(default_factory=dict)
     # The language of the server's table messages; `auto`: the server's language in Discord.
     language: Literal["auto", "en", "de", "da", "pl", "nl"] = "auto"
+    # Pictures of the table and the hands, beside the text (which is always there).
+    pictures: bool = True
     turn_seconds: int = Field(default=90, ge=TURN_SECONDS_RANGE[0], le=TURN_SECONDS_RANGE[1])
     # A player to act is reminded in the channel after this long (never, if not below the
     # turn time); the reminder is deleted when the turn passes.

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import aiohttp
 import discord
 
-from bot.i18n import DEFAULT_LOCALE, t
+from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry
 from bot.rendering import Rendered, Selection, render_private, render_table
 from bot.storage import MessageRef
@@ -64,10 +64,11 @@ class _Editor:
 
 @dataclass
 class _Shown:
-    """What one private message shows: its `private_key` and its fingerprint."""
+    """What one private message shows: its `private_key`, its fingerprint, its pictures."""
 
     key: tuple[object, ...] | None = None
     mark: str | None = None
+    files: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -93,18 +94,21 @@ class _TableState:
     private: dict[int, _Private] = field(default_factory=dict)
     reminder: tuple[int, int] | None = None  # the seat reminded, the reminder's message
     answering: set[Hashable] = field(default_factory=set)
+    files: tuple[str, ...] | None = None
     posted_at: float = float("-inf")
     drawn_at: float = float("-inf")
     posted_version: int = -1
     reposting: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-async def edit_answer(interaction: discord.Interaction, rendered: Rendered) -> None:
+async def edit_answer(
+    interaction: discord.Interaction, rendered: Rendered, shown: tuple[str, ...] | None
+) -> None:
     """Answer a click by editing its message (after a deferral: through the interaction)."""
     if interaction.response.is_done():
-        await interaction.edit_original_response(**rendered.edit_kwargs())
+        await interaction.edit_original_response(**rendered.edit_kwargs(shown))
     else:
-        await interaction.response.edit_message(**rendered.edit_kwargs())
+        await interaction.response.edit_message(**rendered.edit_kwargs(shown))
 
 
 async def send_answer(
@@ -249,8 +253,16 @@ class Presenter:
         if snapshot.version >= state.latest.version:
             state.latest = snapshot
         rendered = render_table(snapshot, self.locale(snapshot), self.game_name)
+        clicked_table = (
+            edit
+            and interaction.message is not None
+            and state.message is not None
+            and interaction.message.id == state.message.message_id
+        )
+        shown = state.files if clicked_table else None
+        await rendered.prepare(shown)
         if edit:
-            await edit_answer(interaction, rendered)
+            await edit_answer(interaction, rendered, shown)
             message = interaction.message
             if message is None or state.message is None or message.id != state.message.message_id:
                 return
@@ -265,6 +277,7 @@ class Presenter:
             if old is not None and old.message_id not in (None, message_id):
                 await self._delete_message(snapshot.channel_id, old.message_id)
         state.mark = rendered.fingerprint()
+        state.files = rendered.file_keys
         state.editor = _Editor(interaction, self.clock())
 
     async def answer_private(
@@ -285,13 +298,16 @@ class Presenter:
         if selection is not None:
             private.selection = (version, selection)
         rendered = self._render_private(state, snapshot, seat)
+        in_dm = interaction.guild_id is None
+        before = (private.dm_shown if in_dm else private.eph_shown).files if edit else None
+        await rendered.prepare(before)
         if edit:
-            await edit_answer(interaction, rendered)
+            await edit_answer(interaction, rendered, before)
         else:
             await send_answer(interaction, rendered, ephemeral=True)
         editor = _Editor(interaction, self.clock())
-        shown = _Shown(private_key(snapshot, seat), rendered.fingerprint())
-        if interaction.guild_id is None:
+        shown = _Shown(private_key(snapshot, seat), rendered.fingerprint(), rendered.file_keys)
+        if in_dm:
             private.dm, private.dm_shown = editor, shown
         else:
             private.ephemeral, private.eph_shown = editor, shown
@@ -381,22 +397,28 @@ class Presenter:
         ref = state.message
         channel = self.client.get_partial_messageable(state.latest.channel_id)
         editor = self._live(state.editor)
+        shown = state.files
+        await rendered.prepare(shown)
         try:
             if editor is not None:
                 try:
-                    await editor.interaction.edit_original_response(**rendered.edit_kwargs())
+                    await editor.interaction.edit_original_response(**rendered.edit_kwargs(shown))
+                    state.files = rendered.file_keys
                     return True
                 except discord.NotFound:
                     raise
                 except discord.HTTPException:
                     state.editor = None  # the token expired: edit by REST from now on
-            await channel.get_partial_message(ref.message_id or 0).edit(**rendered.edit_kwargs())
+            await channel.get_partial_message(ref.message_id or 0).edit(
+                **rendered.edit_kwargs(shown)
+            )
         except discord.NotFound:
             # Someone deleted the table message: post it again so the table stays playable.
             state.editor = None
             message = await channel.send(**rendered.send_kwargs())
             state.message = MessageRef(ref.table_id, 0, ref.channel_id, message.id, False)
             await self._save(state.message)
+        state.files = rendered.file_keys
         return True
 
     async def _delete_message(self, channel_id: int, message_id: int | None) -> None:
@@ -470,7 +492,7 @@ class Presenter:
             await self._save(closed)
             self._dms_closed(state, user_id)
             return True
-        private.dm_shown = _Shown(key, rendered.fingerprint())
+        private.dm_shown = _Shown(key, rendered.fingerprint(), rendered.file_keys)
         self._drop_if_closed(state)
         return wrote
 
@@ -480,10 +502,12 @@ class Presenter:
         """Send the DM view, or edit it (through a live interaction if there is one)."""
         if private.dm_shown.mark == rendered.fingerprint():
             return False
+        shown = private.dm_shown.files
+        await rendered.prepare(shown)
         editor = self._live(private.dm)
         if editor is not None:
             try:
-                await editor.interaction.edit_original_response(**rendered.edit_kwargs())
+                await editor.interaction.edit_original_response(**rendered.edit_kwargs(shown))
                 return True
             except discord.HTTPException:
                 private.dm = None
@@ -491,7 +515,7 @@ class Presenter:
         if ref is not None and ref.channel_id is not None and ref.message_id is not None:
             dm = self.client.get_partial_messageable(ref.channel_id)
             with contextlib.suppress(discord.NotFound):
-                await dm.get_partial_message(ref.message_id).edit(**rendered.edit_kwargs())
+                await dm.get_partial_message(ref.message_id).edit(**rendered.edit_kwargs(shown))
                 return True
         channel = await self.client.create_dm(discord.Object(user_id))
         message = await channel.send(**rendered.send_kwargs())
@@ -528,12 +552,14 @@ class Presenter:
             self._drop_if_closed(state)
             return False
         rendered = self._render_private(state, snapshot, seat)
+        shown = private.eph_shown.files
+        await rendered.prepare(shown)
         try:
-            await editor.interaction.edit_original_response(**rendered.edit_kwargs())
+            await editor.interaction.edit_original_response(**rendered.edit_kwargs(shown))
         except discord.HTTPException:
             private.ephemeral = None
             return True
-        private.eph_shown = _Shown(key, rendered.fingerprint())
+        private.eph_shown = _Shown(key, rendered.fingerprint(), rendered.file_keys)
         self._drop_if_closed(state)
         return True
 
@@ -641,8 +667,8 @@ class Presenter:
         self.pacer.submit(bucket, slot, guarded, urgent=urgent)
 
     def locale(self, snapshot: Snapshot) -> str:
-        """Say the language of a table's server (English until the catalogs come)."""
-        return DEFAULT_LOCALE
+        """Say the language of a table's public messages (its server's, when it opened)."""
+        return snapshot.language
 
     def _state(self, snapshot: Snapshot) -> _TableState:
         state = self.tables.get(snapshot.id)

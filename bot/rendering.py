@@ -7,10 +7,11 @@ member's own cards and the controls for what they may do.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -24,7 +25,8 @@ from bot.components import (
     SwapMenu,
     TableButton,
 )
-from bot.i18n import t
+from bot.i18n import t, tn
+from bot.pictures import Picture, hand_picture, table_picture
 from bot.words import (
     card_text,
     cards_text,
@@ -65,16 +67,25 @@ class Selection:
 
 @dataclass(frozen=True)
 class Rendered:
-    """A message to send or edit: its embeds, its components and its files.
+    """A message to send or edit: its embeds, its components and its pictures.
 
-    `file_keys` fingerprint what the files were drawn from (not their bytes), so an edit
-    uploads a file again only when its inputs changed.
+    `file_keys` fingerprint what the pictures show (not their bytes), so an edit uploads
+    them again only when what they show changed; a picture is drawn only to be uploaded.
     """
 
     embeds: tuple[discord.Embed, ...]
     view: discord.ui.View
-    files: tuple[discord.File, ...] = ()
-    file_keys: tuple[str, ...] = field(default=())
+    pictures: tuple[Picture, ...] = ()
+
+    @property
+    def file_keys(self) -> tuple[str, ...]:
+        """Say what the pictures show."""
+        return tuple(picture.key for picture in self.pictures)
+
+    async def prepare(self, shown: tuple[str, ...] | None = None) -> None:
+        """Draw the pictures an upload needs, off the event loop."""
+        if self.pictures and self.file_keys != shown:
+            await asyncio.to_thread(lambda: [picture.data for picture in self.pictures])
 
     def fingerprint(self) -> str:
         """Fingerprint the message's content, to skip writes that change nothing."""
@@ -89,15 +100,15 @@ class Rendered:
     def send_kwargs(self) -> dict[str, Any]:
         """Say the message as `send`/`send_message` keywords."""
         kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view}
-        if self.files:
-            kwargs["files"] = list(self.files)
+        if self.pictures:
+            kwargs["files"] = [picture.file() for picture in self.pictures]
         return kwargs
 
-    def edit_kwargs(self) -> dict[str, Any]:
-        """Say the message as `edit`/`edit_message` keywords (files replace the old ones)."""
+    def edit_kwargs(self, shown: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """Say the message as edit keywords; pictures go up again only if they changed."""
         kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view}
-        if self.files:
-            kwargs["attachments"] = list(self.files)
+        if self.file_keys != shown:
+            kwargs["attachments"] = [picture.file() for picture in self.pictures]
         return kwargs
 
 
@@ -117,7 +128,12 @@ def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: boo
 def render_table(snapshot: Snapshot, locale: str, game: str = "Shithead") -> Rendered:
     """Draw the table message: seats, pile, turn, counts, the last moves, the result."""
     embed = table_embed(snapshot, locale, game)
-    return Rendered((embed,), table_components(snapshot, locale))
+    picture = table_picture(snapshot, locale) if snapshot.pictures else None
+    if picture is None:
+        return Rendered((embed,), table_components(snapshot, locale))
+    # The text stays: for screen readers and for people who turn images off.
+    embed.set_image(url=picture.url)
+    return Rendered((embed,), table_components(snapshot, locale), (picture,))
 
 
 def table_embed(snapshot: Snapshot, locale: str, game: str = "Shithead") -> discord.Embed:
@@ -235,9 +251,14 @@ def render_private(
     """Draw a member's private view: their cards, the pile, whose turn, their controls."""
     player = snapshot.private.get(seat)
     embed = private_embed(snapshot, seat, player, locale, where)
+    picture = hand_picture(snapshot, seat, locale) if snapshot.pictures else None
+    pictures: tuple[Picture, ...] = ()
+    if picture is not None:
+        embed.set_image(url=picture.url)
+        pictures = (picture,)
     if player is None or not snapshot.open:
-        return Rendered((embed,), discord.ui.View(timeout=None))
-    return Rendered((embed,), private_components(snapshot, player, locale, selection))
+        return Rendered((embed,), discord.ui.View(timeout=None), pictures)
+    return Rendered((embed,), private_components(snapshot, player, locale, selection), pictures)
 
 
 def private_embed(
@@ -316,7 +337,9 @@ def private_components(
             discord.SelectOption(label=card_text(card), value=str(index))
             for index, card in enumerate(c.choose_pool)
         ]
-        placeholder = t("Choose your {count} face-up cards", locale, count=c.choose_count)
+        placeholder = tn(
+            "Choose your face-up card", "Choose your {count} face-up cards", c.choose_count, locale
+        )
         view.add_item(
             ChooseMenu(table_id, version, placeholder, options, count=c.choose_count, row=row)
         )

@@ -454,7 +454,7 @@ class Storage:
     async def _read_guild_settings(db: aiosqlite.Connection, guild_id: int) -> GuildSettings:
         async with db.execute(
             "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset, "
-            "remind_seconds, language FROM guild_settings WHERE guild_id = ?",
+            "remind_seconds, language, pictures FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         ) as cursor:
             row = await cursor.fetchone()
@@ -468,6 +468,7 @@ class Storage:
             host_may_pick_preset=bool(row[4]),
             remind_seconds=row[5],
             language=row[6],
+            pictures=bool(row[7]),
         )
 
     @staticmethod
@@ -476,12 +477,12 @@ class Storage:
     ) -> None:
         await db.execute(
             "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
-            "idle_turns, host_may_pick_preset, updated_at, remind_seconds, language) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "idle_turns, host_may_pick_preset, updated_at, remind_seconds, language, pictures) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
             "overrides = excluded.overrides, turn_seconds = excluded.turn_seconds, "
             "idle_turns = excluded.idle_turns, remind_seconds = excluded.remind_seconds, "
-            "language = excluded.language, "
+            "language = excluded.language, pictures = excluded.pictures, "
             "host_may_pick_preset = excluded.host_may_pick_preset, "
             "updated_at = excluded.updated_at",
             (
@@ -494,5 +495,6 @@ class Storage:
                 _now(),
                 settings.remind_seconds,
                 settings.language,
+                int(settings.pictures),
             ),
         )

@@ -271,7 +271,8 @@ def refusal(
             return t("It isn't your turn: {name} is playing.", locale, name=name)
         return t("It isn't your turn.", locale)
     if code == "no_such_level":
-        return t("There is no {level} computer player yet.", locale, level=p.get("level"))
+        level = level_word(str(p.get("level")), locale)
+        return t("There is no {level} computer player yet.", locale, level=level)
     if code == "no_table":
         text = "There is no table in this channel. Open one with `/{command} create`."
         return t(text, locale, command=command)

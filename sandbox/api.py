@@ -343,7 +343,13 @@ class BotApi:
         return message
 
     def _attachments(self, files: list[JSON]) -> list[JSON]:
-        return [{"id": str(self.world.new_id()), **f} for f in files]
+        """Give uploaded files the fields of a Discord attachment (an id and its URLs)."""
+        attachments = []
+        for f in files:
+            attachment_id = str(self.world.new_id())
+            url = f"https://cdn.sandbox.invalid/attachments/{attachment_id}/{f['filename']}"
+            attachments.append({"id": attachment_id, "url": url, "proxy_url": url, **f})
+        return attachments
 
     def _fill(self, message: Message, body: JSON, files: list[JSON]) -> None:
         """Replace a deferral's loading message with the real answer."""

@@ -50,7 +50,8 @@ async def read_body(request: web.Request) -> tuple[Any, list[JSON]]:
             if part.name == "payload_json":
                 body = json.loads(data)
             elif part.filename:
-                files.append({"filename": part.filename, "size": len(data)})
+                kind = part.headers.get("Content-Type", "application/octet-stream")
+                files.append({"filename": part.filename, "size": len(data), "content_type": kind})
         return body, files
     if not request.can_read_body:
         return {}, []

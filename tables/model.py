@@ -78,6 +78,8 @@ class TableConfig:
     remind_seconds: float = 30.0
     # The language code the table's public messages are shown in (data, not words).
     language: str = "en"
+    # Whether the shell shows pictures of the cards beside the text.
+    pictures: bool = True
 
 
 @dataclass
@@ -96,6 +98,7 @@ class Table:
     seats: list[Seat] = field(default_factory=list)
     remind_seconds: float = 30.0
     language: str = "en"
+    pictures: bool = True
     game: Game | None = None
     closed: bool = False
     version: int = 0
@@ -158,6 +161,7 @@ class Table:
             "idle_turns": self.idle_turns,
             "remind_seconds": self.remind_seconds,
             "language": self.language,
+            "pictures": self.pictures,
             "seats": [seat.to_json() for seat in self.seats],
             "game": game_to_json(self.game) if self.game else None,
             "closed": self.closed,
@@ -199,6 +203,7 @@ class Table:
             idle_turns=int(data["idle_turns"]),
             remind_seconds=float(data.get("remind_seconds", 30.0)),
             language=str(data.get("language", "en")),
+            pictures=bool(data.get("pictures", True)),
             seats=[Seat.from_json(seat) for seat in data["seats"]],
             game=game_from_json(data["game"]) if data.get("game") else None,
             closed=bool(data.get("closed", data.get("phase") == "closed")),

@@ -51,6 +51,7 @@ class Snapshot:
     private: Mapping[int, PlayerView]
     ended_reason: str | None
     language: str = "en"
+    pictures: bool = True
 
     @property
     def open(self) -> bool:
@@ -105,6 +106,7 @@ def snapshot(table: Table) -> Snapshot:
         private=private,
         ended_reason=table.ended_reason,
         language=table.language,
+        pictures=table.pictures,
     )
 
 

@@ -278,6 +278,7 @@ class TableService:
             old.idle_turns,
             old.remind_seconds,
             old.language,
+            old.pictures,
         )
         async with self._create_lock:
             if self.in_channel(old.channel_id) is not None:
@@ -310,6 +311,7 @@ class TableService:
             turn_seconds=self.timing.turn_seconds or config.turn_seconds,
             remind_seconds=self.timing.remind_seconds or config.remind_seconds,
             language=config.language,
+            pictures=config.pictures,
             idle_turns=config.idle_turns,
             seats=[Seat(host.user_id, host.name)],
             created_at=now,

@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.answers import Answers, in_time, locale_of, member_of, say
+from bot.answers import Answers, in_time, locale_of, member_of, say, server_language
 from bot.cogs.houserules import show_house_rules
 from bot.cogs.stats import forget_me_prompt
 from bot.guild_settings import GuildSettings
@@ -97,6 +97,8 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
                 settings.turn_seconds,
                 settings.idle_turns,
                 settings.remind_seconds,
+                server_language(interaction, settings.language),
+                settings.pictures,
             )
             created = self.service.create(
                 interaction.guild_id, interaction.channel_id, member_of(interaction), config

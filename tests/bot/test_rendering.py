@@ -174,11 +174,27 @@ def test_a_fingerprint_changes_with_the_picture_inputs_and_not_otherwise() -> No
     first = render_table(snapshot(table), EN)
     again = render_table(snapshot(table), EN)
     assert first.fingerprint() == again.fingerprint()
-    with_file = rendering.Rendered(first.embeds, first.view, (), ("table-picture:v1",))
-    assert with_file.fingerprint() != first.fingerprint()
+    assert first.pictures and first.file_keys == again.file_keys
+    without = rendering.Rendered(first.embeds, first.view)
+    assert without.fingerprint() != first.fingerprint()
+    # An edit uploads the picture again only when what it shows changed.
+    assert "attachments" not in again.edit_kwargs(first.file_keys)
     assert table.game is not None
     table.game.apply(table.game.legal_actions(0)[0])
-    assert render_table(snapshot(table), EN).fingerprint() != first.fingerprint()
+    moved = render_table(snapshot(table), EN)
+    assert moved.fingerprint() != first.fingerprint()
+    assert moved.file_keys != first.file_keys
+    assert [f.filename for f in moved.edit_kwargs(first.file_keys)["attachments"]] == ["table.png"]
+
+
+def test_pictures_can_be_turned_off_and_the_text_stays() -> None:
+    table = big_hand_table()
+    table.pictures = False
+    shown = render_table(snapshot(table), EN)
+    assert shown.pictures == () and shown.embeds[0].image.url is None
+    assert any(field.name == "Seats" for field in shown.embeds[0].fields)
+    hand = render_private(snapshot(table), 0, EN, WHERE)
+    assert hand.pictures == () and "Hand" in [field.name for field in hand.embeds[0].fields]
 
 
 def test_names_are_shown_as_plain_text_never_as_links_or_mentions() -> None:

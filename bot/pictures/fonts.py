@@ -1,0 +1,86 @@
+"""The pictures' one font, the characters it can draw, and text cut to a width."""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+from io import BytesIO
+
+from PIL import Image, ImageDraw, ImageFont
+
+log = logging.getLogger(__name__)
+
+FONT_FILE = "DejaVuSansCondensed-Bold.ttf"
+ELLIPSIS = "…"
+# A character far outside every script the font holds: it draws as the "missing" box.
+_MISSING = "\U0010fff0"
+
+Font = ImageFont.FreeTypeFont
+
+
+@lru_cache(maxsize=1)
+def _font_bytes() -> bytes | None:
+    """Read the shipped font, or None when the package was installed without it."""
+    try:
+        return (resources.files("bot.pictures") / "fonts" / FONT_FILE).read_bytes()
+    except OSError:
+        log.warning("%s is missing: pictures fall back to Pillow's ASCII font", FONT_FILE)
+        return None
+
+
+@lru_cache(maxsize=64)
+def font(size: int) -> Font:
+    """Return the pictures' font at `size` pixels."""
+    data = _font_bytes()
+    if data is not None:
+        return ImageFont.truetype(BytesIO(data), size)
+    fallback = ImageFont.load_default(size=size)
+    if not isinstance(fallback, ImageFont.FreeTypeFont):
+        raise RuntimeError("drawing pictures needs Pillow built with FreeType")
+    return fallback
+
+
+@lru_cache(maxsize=1)
+def _missing() -> bytes:
+    """Draw the missing-glyph box."""
+    return _glyph(_MISSING)
+
+
+def _glyph(character: str) -> bytes:
+    """Draw one character at a fixed size, to compare it with the missing-glyph box."""
+    image = Image.new("L", (48, 48))
+    ImageDraw.Draw(image).text((8, 8), character, font=font(24), fill=255)
+    return image.tobytes()
+
+
+@lru_cache(maxsize=4096)
+def drawable(character: str) -> bool:
+    """Say whether the font draws `character` (rather than the missing-glyph box)."""
+    if character == " ":
+        return True
+    if unicodedata.category(character)[0] in "CZ":
+        return False
+    return _glyph(character) != _missing()
+
+
+def printable(text: str) -> str:
+    """Keep the characters the font can draw; runs of spaces left behind become one."""
+    kept = "".join(c for c in unicodedata.normalize("NFC", text) if drawable(c))
+    return " ".join(kept.split())
+
+
+def clipped(text: str, face: Font, width: float) -> str:
+    """Cut `text` to `width` pixels, ending with "…" when it had to be cut."""
+    if face.getlength(text) <= width:
+        return text
+    low, high = 0, len(text)
+    # The longest prefix that still fits with the ellipsis, by bisection.
+    while low < high:
+        middle = (low + high + 1) // 2
+        if face.getlength(text[:middle].rstrip() + ELLIPSIS) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + ELLIPSIS
