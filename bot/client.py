@@ -123,6 +123,10 @@ class ShitheadBot(commands.Bot):
         except discord.HTTPException:
             log.warning("could not tell the member that a command failed")
 
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Remember each member's language: their private views speak it."""
+        self.presenter.member_locales[interaction.user.id] = locale_of(interaction)
+
     async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
         """Log a failed event handler (a click whose callback raised, say) and go on."""
         log.exception("event %s failed", event_method)

@@ -171,6 +171,9 @@ class Presenter:
         self.sleep = sleep
         self.clock = clock
         self.tables: dict[str, _TableState] = {}
+        # Each member's own language, as their last interaction said: their private views
+        # speak it (the table's language until they have been heard from).
+        self.member_locales: dict[int, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ start-up
@@ -442,8 +445,8 @@ class Presenter:
         )
 
     def _render_private(self, state: _TableState, snapshot: Snapshot, seat: int) -> Rendered:
-        """Draw a seat's view with their pending menu choice, if made on this very view."""
-        locale = self.locale(snapshot)
+        """Draw a seat's view in its member's language, with their pending menu choice."""
+        locale = self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
         version = snapshot.seats[seat].version
         held = state.private.get(seat)
         selection = None

@@ -79,13 +79,14 @@ class Control:
         return json_response(await self.driver.create_guild(str(body["name"])), 201)
 
     async def create_user(self, request: web.Request) -> web.Response:
-        """POST /_sandbox/users {"name", "dms_open", "moderator", "guild"}."""
+        """POST /_sandbox/users {"name", "dms_open", "moderator", "guild", "locale"}."""
         body = await _body(request)
         user = await self.driver.create_user(
             str(body["name"]),
             dms_open=bool(body.get("dms_open", True)),
             moderator=bool(body.get("moderator", False)),
             guild=body.get("guild"),
+            locale=str(body.get("locale", "en-US")),
         )
         return json_response(user, 201)
 

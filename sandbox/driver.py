@@ -100,12 +100,15 @@ class Driver:
         dms_open: bool = True,
         moderator: bool = False,
         guild: Ref | None = None,
+        locale: str = "en-US",
     ) -> JSON:
         """Create a user who is a member of a guild (the default one unless named)."""
         target = self._guild(guild)
         if not name or any(u.name == name for u in self.world.users.values()):
             raise ControlError(400, f"user name {name!r} is empty or taken")
-        user = self.world.add_user(name, dms_open=dms_open, guild=target, moderator=moderator)
+        user = self.world.add_user(
+            name, dms_open=dms_open, guild=target, moderator=moderator, locale=locale
+        )
         self.world.touch()
         return self._user_view(user)
 

@@ -132,7 +132,7 @@ def guild(world: World, g: Guild) -> JSON:
         "premium_tier": 0,
         "premium_subscription_count": 0,
         "premium_progress_bar_enabled": False,
-        "preferred_locale": "en-US",
+        "preferred_locale": g.locale,
         "features": [],
         "system_channel_id": None,
         "system_channel_flags": 0,
@@ -261,7 +261,7 @@ def interaction(world: World, i: Interaction) -> JSON:
         "channel": channel(world, c),
         "token": i.token,
         "version": 1,
-        "locale": "en-US",
+        "locale": world.users[i.user_id].locale,
         "entitlements": [],
         "entitlement_sku_ids": [],
         "authorizing_integration_owners": {"0": str(i.guild_id or 0)},
@@ -271,8 +271,8 @@ def interaction(world: World, i: Interaction) -> JSON:
     if i.guild_id is not None:
         g = world.guilds[i.guild_id]
         payload["guild_id"] = str(g.id)
-        payload["guild"] = {"id": str(g.id), "locale": "en-US", "features": []}
-        payload["guild_locale"] = "en-US"
+        payload["guild"] = {"id": str(g.id), "locale": g.locale, "features": []}
+        payload["guild_locale"] = g.locale
         payload["member"] = member(world, g, i.user_id)
         payload["app_permissions"] = str(world.permissions(g, world.bot.id))
     else:

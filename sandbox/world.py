@@ -79,6 +79,8 @@ class User:
     name: str
     dms_open: bool = True
     bot: bool = False
+    # The language of the member's Discord client (sent with every interaction).
+    locale: str = "en-US"
 
 
 @dataclass
@@ -115,6 +117,8 @@ class Guild:
     members: dict[int, Member] = field(default_factory=dict)
     channel_ids: list[int] = field(default_factory=list)
     moderator_role_id: int = 0
+    # The server's own language in Discord.
+    locale: str = "en-US"
 
 
 @dataclass
@@ -261,9 +265,11 @@ class World:
         guild.channel_ids.append(channel.id)
         return channel
 
-    def add_user(self, name: str, *, dms_open: bool, guild: Guild, moderator: bool) -> User:
+    def add_user(
+        self, name: str, *, dms_open: bool, guild: Guild, moderator: bool, locale: str = "en-US"
+    ) -> User:
         """Create a user who is a member of a guild."""
-        user = User(id=self.new_id(), name=name, dms_open=dms_open)
+        user = User(id=self.new_id(), name=name, dms_open=dms_open, locale=locale)
         self.users[user.id] = user
         roles = [guild.moderator_role_id] if moderator else []
         guild.members[user.id] = Member(user.id, roles, utcnow_iso())

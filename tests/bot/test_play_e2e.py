@@ -16,6 +16,7 @@ import discord
 import pytest
 
 from bot.client import ShitheadBot, Tuning
+from bot.i18n import t
 from bot.settings import get_settings
 from bot.words import card_text, note_text
 from engine.rules import make_rules
@@ -965,3 +966,31 @@ async def test_a_table_whose_channel_is_gone_is_ended_quietly_at_start(
             ended = second.tables.find(table_id)
             assert ended is not None and ended.phase == "closed" and ended.ended_reason == "gone"
         assert "its server or channel is gone" in caplog.text
+
+
+async def test_each_member_reads_their_own_language_and_the_table_the_servers(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    driver.guild.locale = "da"
+    await driver.create_user("ana", locale="de")
+    await driver.create_user("bo", locale="pl")
+    table_id, lobby = await open_table(driver, "ana", "general", "bo")
+    refused = await driver.click("bo", lobby["id"], f"sh:{table_id}:0:start")
+    # Bo reads Polish; the table message (the server's) Danish.
+    assert refused["response"]["content"] == t("Only the host can start the game.", "pl")
+    assert refused["response"]["content"] != "Only the host can start the game."
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    table = table_of(bot, table_id)
+    assert table.language == "da"
+    mark = t("table {id} · view {version}", "de", id=table_id, version=table.seats[0].version)
+    ana = await driver.wait_until(
+        lambda: next((m for m in driver.dms("ana") if footer(m) == mark), None), timeout=10
+    )
+    assert field(ana, t("Hand", "de")) and ana["embeds"][0]["title"] == t(
+        "Your cards at table {id}", "de", id=table_id
+    )
+    await bot.presenter.pacer.idle()
+    shown = next(m for m in driver.messages("general") if m["id"] == lobby["id"])
+    names = [f["name"] for f in shown["embeds"][0]["fields"]]
+    assert t("Seats", "da") in names and t("Pile", "da") in names
+    assert t("Seats", "da") != "Seats"
