@@ -994,3 +994,20 @@ async def test_each_member_reads_their_own_language_and_the_table_the_servers(
     names = [f["name"] for f in shown["embeds"][0]["fields"]]
     assert t("Seats", "da") in names and t("Pile", "da") in names
     assert t("Seats", "da") != "Seats"
+
+
+async def test_the_language_house_rule_sets_the_table_messages_language(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    await driver.create_user("ana", locale="de")
+    storage = bot.require_storage()
+    guild_id = driver.guild.id
+    await storage.update_guild_settings(guild_id, lambda s: s.model_copy(update={"language": "nl"}))
+    created = await driver.command("ana", "general", "shithead create")
+    names = [f["name"] for f in created["response"]["embeds"][0]["fields"]]
+    assert t("Seats", "nl") in names and t("Seats", "nl") != "Seats"
+    await driver.command("ana", "general", "shithead end")
+    await storage.update_guild_settings(guild_id, lambda s: s.model_copy(update={"language": "pl"}))
+    again = await driver.command("ana", "general", "shithead create")
+    names = [f["name"] for f in again["response"]["embeds"][0]["fields"]]
+    assert t("Seats", "pl") in names
