@@ -178,16 +178,18 @@ class BotApi:
             raise not_found(10062, "interaction")
         return interaction
 
-    def callback(self, interaction_id: int, token: str, body: JSON) -> JSON:
-        """Answer an interaction for the first time (types 4 to 9)."""
+    def callback(
+        self, interaction_id: int, token: str, body: JSON, files: list[JSON] | None = None
+    ) -> JSON:
+        """Answer an interaction for the first time (types 4 to 9); files come with 4 and 7."""
         interaction = self.interaction(interaction_id, token)
         try:
-            return self._callback(interaction, body)
+            return self._callback(interaction, body, files or [])
         except DiscordError as error:
             self._settle(interaction, FirstAnswer(error=(error.code, error.message)))
             raise
 
-    def _callback(self, interaction: Interaction, body: JSON) -> JSON:
+    def _callback(self, interaction: Interaction, body: JSON, files: list[JSON]) -> JSON:
         if interaction.acknowledged:
             raise DiscordError(400, 40060, "Interaction has already been acknowledged.")
         if self.world.clock.now() - interaction.created_at > self.world.interaction_deadline:
@@ -202,8 +204,8 @@ class BotApi:
         message: Message | None = None
         extra: JSON | None = None
         if kind == MESSAGE:
-            validate_message(data)
-            message = self._interaction_message(interaction, channel, data, flags=0)
+            validate_message({**data, "attachments": files or data.get("attachments")})
+            message = self._interaction_message(interaction, channel, data, flags=0, files=files)
         elif kind == DEFERRED_MESSAGE:
             message = self._interaction_message(
                 interaction, channel, {}, flags=LOADING | (data.get("flags", 0) & EPHEMERAL)
@@ -212,7 +214,7 @@ class BotApi:
             assert interaction.message_id is not None
             message = self.world.messages[interaction.message_id]
             if kind == UPDATE_MESSAGE:
-                self._apply_edit(message, data, [])
+                self._apply_edit(message, data, files)
         elif kind == AUTOCOMPLETE_RESULT:
             choices = data.get("choices") or []
             if len(choices) > MAX_CHOICES:

@@ -247,10 +247,7 @@ class Rest:
         body, files = await read_body(request)
         interaction_id = _id(request, "interaction_id")
         token = request.match_info["interaction_token"]
-        data = body.get("data") or {}
-        if files:
-            body = {**body, "data": {**data, "attachments": files}}
-        answer = self.api.callback(interaction_id, token, body)
+        answer = self.api.callback(interaction_id, token, body, files)
         return json_response(answer)
 
     async def followup(self, request: web.Request) -> web.Response:

@@ -1011,3 +1011,30 @@ async def test_the_language_house_rule_sets_the_table_messages_language(
     again = await driver.command("ana", "general", "shithead create")
     names = [f["name"] for f in again["response"]["embeds"][0]["fields"]]
     assert t("Seats", "pl") in names
+
+
+async def test_pictures_ride_on_the_messages_and_go_up_again_only_when_they_change(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    table = table_of(bot, table_id)
+    dm = await latest_dm(driver, "ana", table, 0)
+
+    def attachment_ids(message_id: str) -> list[tuple[str, str]]:
+        stored = driver.world.messages[int(message_id)]
+        return [(a["filename"], a["id"]) for a in stored.attachments]
+
+    await bot.presenter.pacer.idle()
+    hand_before = attachment_ids(dm["id"])
+    table_before = attachment_ids(lobby["id"])
+    assert [name for name, _ in hand_before] == ["hand.png"]
+    assert [name for name, _ in table_before] == ["table.png"]
+    assert dm["embeds"][0]["image"]["url"] == "attachment://hand.png"
+    # Ana gets ready: her cards are the same (no new hand picture), the table shows it.
+    await ready_up(driver, "ana", dm)
+    await bot.presenter.pacer.idle()
+    await driver.wait_until(lambda: attachment_ids(lobby["id"]) != table_before, timeout=10)
+    assert attachment_ids(dm["id"]) == hand_before
