@@ -16,6 +16,7 @@ until its stdin closes.
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import asyncio
 import contextlib
@@ -149,8 +150,11 @@ def bot_main(argv: list[str]) -> None:
         connection.guild_ready_timeout = 0.05
 
     def leave_with_parent() -> None:
-        """Exit when the bench closes our stdin (or dies)."""
+        """Exit when the bench closes our stdin (or dies); when profiled, stop cleanly."""
         sys.stdin.read()
+        if os.environ.get("BENCH_PROFILE"):
+            _thread.interrupt_main()  # bot.run stops on KeyboardInterrupt; cProfile writes
+            return
         os._exit(0)
 
     threading.Thread(target=leave_with_parent, daemon=True).start()
