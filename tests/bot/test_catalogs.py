@@ -489,3 +489,23 @@ def test_what_the_bot_says_is_in_the_template_and_fills_in_every_language(
     heard = set(said)
     assert len(heard) > 100
     assert heard <= template_ids(), sorted(map(str, heard - template_ids()))
+
+
+def test_the_glossary_says_what_the_catalogs_say() -> None:
+    import re
+    from pathlib import Path
+
+    from bot.i18n import t
+
+    glossary = Path(__file__).resolve().parents[2] / "bot" / "locale" / "GLOSSARY.md"
+    rows = [
+        line for line in glossary.read_text(encoding="utf-8").splitlines() if line.startswith("| ")
+    ][1:]
+    assert len(rows) >= 15
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        message = re.search(r"`([^`]+)`", cells[0])
+        assert message is not None, row
+        words = dict(zip(("de", "da", "pl", "nl"), cells[1:], strict=True))
+        for language, word in words.items():
+            assert t(message.group(1), language) == word, (row, language)
