@@ -239,3 +239,57 @@ def test_counted_words_agree_with_their_number() -> None:
     one = note_text(notes_of([PickedUp(0, 1)])[0], shown, EN)
     many = note_text(notes_of([PickedUp(0, 5)])[0], shown, EN)
     assert one == "Ana picked up the pile (1 card)" and many == "Ana picked up the pile (5 cards)"
+
+
+@pytest.mark.parametrize("language", ["en", "de", "da", "pl", "nl"])
+def test_every_screen_fits_discords_limits_in_every_language(language: str) -> None:
+    from engine.position import build_game
+
+    rules = make_rules("schwechat")
+    names = [f"{'Ü' * 28}{n:04d}" for n in range(8)]
+    game = Game.deal(rules, 8, seed=11)
+    shown_games = [game]
+    # A mid-game position too: a long hand, a pile, someone out.
+    mid = build_game(
+        rules,
+        hands=[list(game.stock[:40]), *game.hands[1:]],
+        face_up=[[list(s) for s in stacks] for stacks in game.face_up],
+        face_down=game.face_down,
+        pile=game.stock[40:44],
+        turn=0,
+    )
+    shown_games.append(mid)
+    for each in shown_games:
+        table = Table(
+            "abc",
+            1,
+            2,
+            3,
+            "schwechat",
+            rules,
+            5,
+            90,
+            3,
+            [Seat(10 + n, name) for n, name in enumerate(names)],
+        )
+        table.game = each
+        shown = snapshot(table)
+        screens = [render_table(shown, language)]
+        screens += [render_private(shown, seat, language, WHERE * 3) for seat in range(8)]
+        for rendered in screens:
+            for embed in rendered.embeds:
+                assert len(embed) <= 6000
+                assert len(embed.title or "") <= 256
+                assert len(embed.description or "") <= 4096
+                assert len(embed.fields) <= 25
+                for field in embed.fields:
+                    assert len(str(field.name)) <= 256 and len(str(field.value)) <= 1024
+            rows = rendered.view.to_components()
+            assert len(rows) <= 5
+            for row in rows:
+                assert len(row["components"]) <= 5
+                for item in row["components"]:
+                    assert len(item.get("label") or "") <= 80
+                    assert len(item.get("placeholder") or "") <= 150
+                    assert len(item.get("options", [])) <= 25
+                    assert all(len(o["label"]) <= 100 for o in item.get("options", []))
