@@ -974,7 +974,8 @@ async def test_each_member_reads_their_own_language_and_the_table_the_servers(
     driver.guild.locale = "da"
     await driver.create_user("ana", locale="de")
     await driver.create_user("bo", locale="pl")
-    table_id, lobby = await open_table(driver, "ana", "general", "bo")
+    await driver.create_user("cy", locale="da")
+    table_id, lobby = await open_table(driver, "ana", "general", "bo", "cy")
     refused = await driver.click("bo", lobby["id"], f"sh:{table_id}:0:start")
     # Bo reads Polish; the table message (the server's) Danish.
     assert refused["response"]["content"] == t("Only the host can start the game.", "pl")
@@ -994,6 +995,21 @@ async def test_each_member_reads_their_own_language_and_the_table_the_servers(
     names = [f["name"] for f in shown["embeds"][0]["fields"]]
     assert t("Seats", "da") in names and t("Pile", "da") in names
     assert t("Seats", "da") != "Seats"
+    # Everyone gets ready; every private message each member got is in their own language.
+    languages = {"ana": "de", "bo": "pl", "cy": "da"}
+    for seat, user in enumerate(languages):
+        prefix = t("table {id} · view {version}", languages[user], id=table_id, version=0)[:-1]
+
+        def latest(user: str = user, prefix: str = prefix) -> JSON | None:
+            dms = [m for m in driver.dms(user) if footer(m).startswith(prefix)]
+            return dms[-1] if dms else None
+
+        view = await driver.wait_until(latest, timeout=10)
+        await ready_up(driver, user, view)
+    await bot.presenter.pacer.idle()
+    for user, language in languages.items():
+        titles = {m["embeds"][0]["title"] for m in driver.dms(user)}
+        assert titles == {t("Your cards at table {id}", language, id=table_id)}, user
 
 
 async def test_the_language_house_rule_sets_the_table_messages_language(
