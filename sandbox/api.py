@@ -6,6 +6,9 @@ Discord payloads built by `factory`.
 
 from __future__ import annotations
 
+import struct
+from urllib.parse import quote
+
 from sandbox import factory
 from sandbox.rules import (
     DiscordError,
@@ -13,6 +16,7 @@ from sandbox.rules import (
     not_found,
     number_components,
     too_long,
+    validate_files,
     validate_message,
 )
 from sandbox.world import (
@@ -40,6 +44,8 @@ ALLOWED_CALLBACKS = {
     AUTOCOMPLETE: {AUTOCOMPLETE_RESULT},
 }
 MAX_CHOICES = 25
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ATTACHMENTS_ROUTE = "/_sandbox/attachments"
 
 
 class BotApi:
@@ -129,6 +135,7 @@ class BotApi:
     def create_message(self, channel_id: int, body: JSON, files: list[JSON]) -> JSON:
         """Post a message to a text channel or a DM (50007 when the user closed their DMs)."""
         channel = self.channel(channel_id)
+        validate_files(files)
         validate_message({**body, "attachments": files or body.get("attachments")})
         if channel.type == DM:
             assert channel.recipient_id is not None
@@ -142,6 +149,7 @@ class BotApi:
         message = self.message(channel_id, message_id)
         if message.author_id != self.world.bot.id:
             raise DiscordError(403, 50005, "Cannot edit a message authored by another user")
+        validate_files(files)
         self._apply_edit(message, body, files)
         return factory.message(self.world, message)
 
@@ -196,6 +204,7 @@ class BotApi:
             raise not_found(10062, "interaction")
         kind = body.get("type")
         data: JSON = body.get("data") or {}
+        validate_files(files)
         if kind not in ALLOWED_CALLBACKS[interaction.type]:
             raise invalid_form(
                 ["type"], "INTERACTION_RESPONSE_TYPE_INVALID", "Invalid interaction response type"
@@ -266,6 +275,7 @@ class BotApi:
     def followup(self, application_id: int, token: str, body: JSON, files: list[JSON]) -> JSON:
         """Send a followup; the first after a deferral fills the loading message."""
         interaction = self._webhook_interaction(application_id, token)
+        validate_files(files)
         validate_message({**body, "attachments": files or body.get("attachments")})
         original = self.world.messages.get(interaction.original_message_id or 0)
         if original is not None and original.flags & LOADING:
@@ -286,6 +296,7 @@ class BotApi:
         """Edit the original response or a followup (a loading original is filled, not edited)."""
         interaction = self._webhook_interaction(application_id, token)
         message = self._webhook_message(interaction, message_id)
+        validate_files(files)
         if message.flags & LOADING:
             self._fill(message, body, files)
         else:
@@ -345,12 +356,26 @@ class BotApi:
         return message
 
     def _attachments(self, files: list[JSON]) -> list[JSON]:
-        """Give uploaded files the fields of a Discord attachment (an id and its URLs)."""
+        """Store uploaded files' bytes and return them as Discord attachments.
+
+        Their URL is the sandbox's own `GET /_sandbox/attachments/{id}/{filename}`.
+        """
         attachments = []
         for f in files:
             attachment_id = str(self.world.new_id())
-            url = f"https://cdn.sandbox.invalid/attachments/{attachment_id}/{f['filename']}"
-            attachments.append({"id": attachment_id, "url": url, "proxy_url": url, **f})
+            data: bytes = f["data"]
+            url = f"{self.world.base_url}{ATTACHMENTS_ROUTE}/{attachment_id}/{quote(f['filename'])}"
+            attachment: JSON = {
+                "id": attachment_id,
+                "filename": f["filename"],
+                "size": len(data),
+                "url": url,
+                "proxy_url": url,
+                "content_type": f["content_type"],
+            }
+            attachment.update(_png_size(data))
+            self.world.files[attachment_id] = (f["content_type"], data)
+            attachments.append(attachment)
         return attachments
 
     def _fill(self, message: Message, body: JSON, files: list[JSON]) -> None:
@@ -367,18 +392,22 @@ class BotApi:
         components = message.components
         if "components" in body:
             components = number_components(body["components"] or [])
-        attachments = message.attachments
+        kept, dropped = message.attachments, []
         if files or "attachments" in body:
-            kept = {str(a.get("id")) for a in body.get("attachments") or []}
-            attachments = [a for a in attachments if a["id"] in kept] + self._attachments(files)
+            kept_ids = {str(a.get("id")) for a in body.get("attachments") or []}
+            kept = [a for a in message.attachments if a["id"] in kept_ids]
+            dropped = [a for a in message.attachments if a["id"] not in kept_ids]
         validate_message(
             {
                 "content": content,
                 "embeds": embeds,
                 "components": components,
-                "attachments": attachments,
+                "attachments": kept + files,
             }
         )
+        # Only an edit that holds stores its files and forgets the ones it removed.
+        attachments = kept + self._attachments(files)
+        self.world.forget_files(dropped)
         message.content, message.embeds = content, embeds
         message.components, message.attachments = components, attachments
         if mark_edited:
@@ -386,5 +415,12 @@ class BotApi:
         self.world.touch()
 
     def _delete(self, message: Message) -> None:
-        del self.world.messages[message.id]
-        self.world.touch()
+        self.world.delete_message(message)
+
+
+def _png_size(data: bytes) -> JSON:
+    """Return a PNG's `width` and `height` as Discord gives them (nothing for other files)."""
+    if len(data) < 24 or not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR":
+        return {}
+    width, height = struct.unpack(">II", data[16:24])
+    return {"width": width, "height": height}

@@ -64,6 +64,7 @@ class Control:
             web.get(f"{p}/messages/{{message}}", self.message),
             web.delete(f"{p}/messages/{{message}}", self.delete_message),
             web.get(f"{p}/users/{{user}}/dms", self.dms),
+            web.get(f"{p}/attachments/{{attachment}}/{{filename}}", self.attachment),
             web.get(f"{p}/log", self.log),
             web.post(f"{p}/time", self.advance_time),
             web.post(f"{p}/reconnect", self.reconnect),
@@ -119,6 +120,12 @@ class Control:
             limit=int(request.query.get("limit", "50")),
         )
         return json_response(messages)
+
+    async def attachment(self, request: web.Request) -> web.Response:
+        """GET /_sandbox/attachments/{id}/{filename}: a file's bytes, to anyone (a CDN link)."""
+        info = request.match_info
+        content_type, data = self.driver.attachment(info["attachment"], info["filename"])
+        return web.Response(body=data, headers={"Content-Type": content_type})
 
     async def dms(self, request: web.Request) -> web.Response:
         """GET /_sandbox/users/{user}/dms?limit=N."""

@@ -156,6 +156,19 @@ class Driver:
             raise ControlError(404, f"no message {message!r} for this user")
         return self.message_view(target)
 
+    def attachment(self, attachment_id: str, filename: str) -> tuple[str, bytes]:
+        """Return an attachment's content type and bytes, as its URL serves them to anyone."""
+        stored = self.world.files.get(attachment_id)
+        names = {
+            a["filename"]
+            for m in self.world.messages.values()
+            for a in m.attachments
+            if a["id"] == attachment_id
+        }
+        if stored is None or filename not in names:
+            raise ControlError(404, f"no attachment {attachment_id}/{filename}")
+        return stored
+
     def dms(self, user: Ref, *, limit: int = 50) -> list[JSON]:
         """Return the bot's last `limit` DMs to a user, oldest first."""
         target = self._user(user)
@@ -175,6 +188,7 @@ class Driver:
             "embeds": m.embeds,
             "components": m.components,
             "attachments": [a["filename"] for a in m.attachments],
+            "attachment_urls": [a["url"] for a in m.attachments],
             "ephemeral": m.ephemeral,
             "loading": bool(m.flags & LOADING),
             "edited": m.edited_timestamp is not None,
@@ -261,8 +275,7 @@ class Driver:
             guild = self.world.guilds.get(channel.guild_id or 0)
             if guild is None or not self.world.permissions(guild, actor.id) & MANAGE_MESSAGES:
                 raise ControlError(403, f"{actor.name} may not delete others' messages")
-        del self.world.messages[target.id]
-        self.world.touch()
+        self.world.delete_message(target)
 
     async def select(self, user: Ref, message: Ref, custom_id: str, values: list[str]) -> JSON:
         """Choose values in a select menu as a user."""

@@ -6,6 +6,7 @@ every user, member, channel, message and interaction the sandbox emits comes fro
 
 from __future__ import annotations
 
+from sandbox.rules import MAX_ATTACHMENT_SIZE
 from sandbox.world import (
     DM,
     EVERYONE_PERMISSIONS,
@@ -265,7 +266,7 @@ def interaction(world: World, i: Interaction) -> JSON:
         "entitlements": [],
         "entitlement_sku_ids": [],
         "authorizing_integration_owners": {"0": str(i.guild_id or 0)},
-        "attachment_size_limit": 10 * 1024 * 1024,
+        "attachment_size_limit": MAX_ATTACHMENT_SIZE,
         "context": 0 if i.guild_id is not None else 1,
     }
     if i.guild_id is not None:

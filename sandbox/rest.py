@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mimetypes
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -11,10 +12,18 @@ from aiohttp import BodyPartReader, web
 from sandbox import factory
 from sandbox.api import BotApi
 from sandbox.gateway import Gateway
-from sandbox.rules import DiscordError, RateLimiter, invalid_form, not_found, rate_limited_body
+from sandbox.rules import (
+    DiscordError,
+    RateLimiter,
+    entity_too_large,
+    invalid_form,
+    not_found,
+    rate_limited_body,
+)
 from sandbox.world import JSON, World
 
 PREFIX = "/api/v10"
+GENERIC_TYPE = "application/octet-stream"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Calls that carry the interaction token instead of the bot token.
@@ -38,7 +47,18 @@ def json_response(
 
 
 async def read_body(request: web.Request) -> tuple[Any, list[JSON]]:
-    """Return the JSON body and the attached files (multipart sends JSON in `payload_json`)."""
+    """Return the JSON body and the attached files; a body too big for aiohttp is 40005."""
+    try:
+        return await _read_body(request)
+    except web.HTTPRequestEntityTooLarge as error:
+        raise entity_too_large() from error
+
+
+async def _read_body(request: web.Request) -> tuple[Any, list[JSON]]:
+    """Return the JSON body and the attached files (multipart sends JSON in `payload_json`).
+
+    A file is `{"filename", "content_type", "data"}`; `BotApi` checks the limits.
+    """
     if request.content_type.startswith("multipart/"):
         body: Any = {}
         files: list[JSON] = []
@@ -50,8 +70,11 @@ async def read_body(request: web.Request) -> tuple[Any, list[JSON]]:
             if part.name == "payload_json":
                 body = json.loads(data)
             elif part.filename:
-                kind = part.headers.get("Content-Type", "application/octet-stream")
-                files.append({"filename": part.filename, "size": len(data), "content_type": kind})
+                # discord.py sends every file as octet-stream; Discord types it by its name.
+                kind = part.headers.get("Content-Type", GENERIC_TYPE)
+                if kind == GENERIC_TYPE:
+                    kind = mimetypes.guess_type(part.filename)[0] or GENERIC_TYPE
+                files.append({"filename": part.filename, "content_type": kind, "data": data})
         return body, files
     if not request.can_read_body:
         return {}, []

@@ -22,6 +22,11 @@ EMBED_TEXT_LIMITS = {"title": 256, "description": 4096}
 EMBED_NESTED_LIMITS = {("author", "name"): 256, ("footer", "text"): 2048}
 MAX_EMBED_FIELDS = 25
 FIELD_LIMITS = {"name": 256, "value": 1024}
+# Attachments: files on one message; bytes per file (the `attachment_size_limit` of an
+# unboosted guild); bytes of all the files of one request (Discord limits the request).
+MAX_ATTACHMENTS = 10
+MAX_ATTACHMENT_SIZE = 10 * 1024 * 1024
+MAX_UPLOAD_SIZE = 10 * 1024 * 1024
 
 ACTION_ROW, BUTTON, STRING_SELECT = 1, 2, 3
 SELECTS = {3, 5, 6, 7, 8}
@@ -80,8 +85,25 @@ def validate_message(body: JSON, *, partial: bool = False) -> None:
     components = body.get("components")
     if components is not None:
         _validate_components(components)
-    if not partial and not (content or embeds or components or body.get("attachments")):
+    attachments = body.get("attachments")
+    if attachments is not None and len(attachments) > MAX_ATTACHMENTS:
+        raise too_long(["attachments"], MAX_ATTACHMENTS)
+    if not partial and not (content or embeds or components or attachments):
         raise DiscordError(400, 50006, "Cannot send an empty message")
+
+
+def entity_too_large() -> DiscordError:
+    """Return Discord's 413 for an upload over its size limit."""
+    return DiscordError(413, 40005, "Request entity too large")
+
+
+def validate_files(files: list[JSON]) -> None:
+    """Refuse uploads Discord would refuse: too many, one too big, or too big together."""
+    if len(files) > MAX_ATTACHMENTS:
+        raise too_long(["attachments"], MAX_ATTACHMENTS)
+    sizes = [len(f["data"]) for f in files]
+    if any(size > MAX_ATTACHMENT_SIZE for size in sizes) or sum(sizes) > MAX_UPLOAD_SIZE:
+        raise entity_too_large()
 
 
 def _validate_embeds(embeds: list[JSON]) -> None:

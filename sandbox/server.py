@@ -9,7 +9,7 @@ from sandbox.control import Control, control_errors
 from sandbox.driver import Driver
 from sandbox.gateway import Gateway
 from sandbox.rest import Rest
-from sandbox.rules import RateLimit, RateLimiter
+from sandbox.rules import MAX_UPLOAD_SIZE, RateLimit, RateLimiter
 from sandbox.world import INTERACTION_DEADLINE, World
 
 # Discord's per-channel limit on message writes: 5 every 5 seconds.
@@ -22,6 +22,10 @@ DEFAULT_RATE_LIMITS = {
         ("DELETE", "/channels/{channel_id}/messages/{message_id}"),
     ]
 }
+
+# aiohttp refuses bodies (and multipart parts) over this before `BotApi` sees them; it is
+# above Discord's limits, so that `BotApi` refuses oversize uploads with Discord's errors.
+CLIENT_MAX_SIZE = 4 * MAX_UPLOAD_SIZE
 
 
 class Sandbox:
@@ -48,7 +52,9 @@ class Sandbox:
             self.world.clock, DEFAULT_RATE_LIMITS if rate_limits is None else rate_limits
         )
         rest = Rest(self.world, BotApi(self.world), self.gateway, limiter)
-        self.app = web.Application(middlewares=[rest.middleware, control_errors])
+        self.app = web.Application(
+            middlewares=[rest.middleware, control_errors], client_max_size=CLIENT_MAX_SIZE
+        )
         self.app.add_routes([web.get("/gateway", self.gateway.handle)])
         self.app.add_routes(Control(self.driver).routes())
         self.app.add_routes(rest.routes())
@@ -82,6 +88,7 @@ class Sandbox:
         await site.start()
         if self.port == 0:
             self.port = int(self._runner.addresses[0][1])
+        self.world.base_url = self.url
         self.gateway.url = self.gateway_url
 
     async def stop(self) -> None:

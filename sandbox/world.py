@@ -213,6 +213,10 @@ class World:
         self.commands: dict[int | None, list[Command]] = {}
         self.interactions: dict[int, Interaction] = {}
         self.log: list[LogEntry] = []
+        # The bytes of every live attachment: id -> (content type, bytes).
+        self.files: dict[str, tuple[str, bytes]] = {}
+        # Where attachment URLs point; the server sets it once it knows its port.
+        self.base_url = "http://sandbox.invalid"
         self.interaction_deadline = INTERACTION_DEADLINE
         self.changed = asyncio.Event()
 
@@ -283,6 +287,17 @@ class World:
         channel = Channel(id=self.new_id(), type=DM, name="", recipient_id=user.id)
         self.channels[channel.id] = channel
         return channel
+
+    def delete_message(self, message: Message) -> None:
+        """Remove a message and forget the bytes of its attachments."""
+        del self.messages[message.id]
+        self.forget_files(message.attachments)
+        self.touch()
+
+    def forget_files(self, attachments: list[JSON]) -> None:
+        """Forget the bytes of attachments no message shows any more."""
+        for attachment in attachments:
+            self.files.pop(str(attachment["id"]), None)
 
     # rules
 

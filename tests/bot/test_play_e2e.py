@@ -997,7 +997,7 @@ async def test_each_member_reads_their_own_language_and_the_table_the_servers(
     assert t("Seats", "da") != "Seats"
     # Everyone gets ready; every private message each member got is in their own language.
     languages = {"ana": "de", "bo": "pl", "cy": "da"}
-    for seat, user in enumerate(languages):
+    for user in languages:
         prefix = t("table {id} · view {version}", languages[user], id=table_id, version=0)[:-1]
 
         def latest(user: str = user, prefix: str = prefix) -> JSON | None:

@@ -7,9 +7,12 @@ Run as a separate process for the restart test:
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import re
+import struct
 import sys
+import zlib
 from typing import Any
 
 import discord
@@ -20,6 +23,28 @@ from discord.webhook.async_ import async_context, interaction_response_params
 from bot.client import use_discord_at
 
 SLOW_SECONDS = 0.6
+
+
+def png(width: int, height: int, shade: int = 0) -> bytes:
+    """Return a valid grey PNG of the given size."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + bytes([shade]) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def png_file(width: int, height: int, shade: int = 0, name: str = "table.png") -> discord.File:
+    """Return a PNG as discord.py uploads it."""
+    return discord.File(io.BytesIO(png(width, height, shade)), filename=name)
 
 
 class PlayButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"play:(?P<game>\d+)"):
@@ -64,6 +89,21 @@ class TableView(discord.ui.View):
         await interaction.response.edit_message(content=f"picked {select.values[0]}")
 
 
+class PictureView(discord.ui.View):
+    """A persistent Redraw button that replaces its message's picture (a type 7 answer)."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @discord.ui.button(label="Redraw", custom_id="redraw")
+    async def redraw(
+        self, interaction: discord.Interaction, button: discord.ui.Button[Any]
+    ) -> None:
+        await interaction.response.edit_message(
+            content="redrawn", attachments=[png_file(3, 2, shade=200, name="redrawn.png")]
+        )
+
+
 def table_view(game: int) -> TableView:
     """Return the table's view with a dynamic Play button for one game."""
     view = TableView()
@@ -85,6 +125,7 @@ class ContractBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.add_view(TableView())
+        self.add_view(PictureView())
         self.add_dynamic_items(PlayButton)
         if self.guild_id is not None:
             guild = discord.Object(self.guild_id)
@@ -192,6 +233,13 @@ def game_commands() -> app_commands.Group:
             )
         except discord.HTTPException as error:
             bot.errors.append(error)
+
+    @group.command(description="Show a picture")
+    async def picture(interaction: discord.Interaction) -> None:
+        _bot(interaction)
+        await interaction.response.send_message(
+            "a picture", file=png_file(4, 3), view=PictureView()
+        )
 
     @group.command(description="Say too much")
     async def shout(interaction: discord.Interaction, length: int) -> None:
