@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable
@@ -255,7 +256,7 @@ class Presenter:
         state = self._state(snapshot)
         if snapshot.version >= state.latest.version:
             state.latest = snapshot
-        rendered = render_table(snapshot, self.locale(snapshot), self.game_name)
+        rendered = render_table(self._shown(snapshot), self.locale(snapshot), self.game_name)
         clicked_table = (
             edit
             and interaction.message is not None
@@ -300,8 +301,8 @@ class Presenter:
         version = snapshot.seats[seat].version
         if selection is not None:
             private.selection = (version, selection)
-        rendered = self._render_private(state, snapshot, seat)
         in_dm = interaction.guild_id is None
+        rendered = self._render_private(state, snapshot, seat, in_channel=not in_dm)
         before = (private.dm_shown if in_dm else private.eph_shown).files if edit else None
         await rendered.prepare(before)
         if edit:
@@ -377,7 +378,7 @@ class Presenter:
         if state is None or state.message is None or ("table",) in state.answering:
             return False
         snapshot = state.latest
-        rendered = render_table(snapshot, self.locale(snapshot), self.game_name)
+        rendered = render_table(self._shown(snapshot), self.locale(snapshot), self.game_name)
         mark = rendered.fingerprint()
         if state.mark == mark:
             self._drop_if_closed(state)
@@ -444,8 +445,23 @@ class Presenter:
             guild=guild.name if guild else snapshot.guild_id,
         )
 
-    def _render_private(self, state: _TableState, snapshot: Snapshot, seat: int) -> Rendered:
+    def _shown(self, snapshot: Snapshot, in_channel: bool = True) -> Snapshot:
+        """Leave the pictures out where the bot may not attach files (the channel's rights)."""
+        if not snapshot.pictures or not in_channel:
+            return snapshot
+        guild = self.client.get_guild(snapshot.guild_id)
+        channel = guild.get_channel_or_thread(snapshot.channel_id) if guild else None
+        if guild is None or channel is None or guild.me is None:
+            return snapshot  # not known yet: try, as Discord will say
+        if channel.permissions_for(guild.me).attach_files:
+            return snapshot
+        return dataclasses.replace(snapshot, pictures=False)
+
+    def _render_private(
+        self, state: _TableState, snapshot: Snapshot, seat: int, *, in_channel: bool = False
+    ) -> Rendered:
         """Draw a seat's view in its member's language, with their pending menu choice."""
+        snapshot = self._shown(snapshot, in_channel)
         locale = self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
         version = snapshot.seats[seat].version
         held = state.private.get(seat)
@@ -554,7 +570,7 @@ class Presenter:
             private.ephemeral = editor
             self._drop_if_closed(state)
             return False
-        rendered = self._render_private(state, snapshot, seat)
+        rendered = self._render_private(state, snapshot, seat, in_channel=True)
         shown = private.eph_shown.files
         await rendered.prepare(shown)
         try:
@@ -697,7 +713,9 @@ class Presenter:
         if (
             state.message is not None
             and state.mark
-            != render_table(snapshot, self.locale(snapshot), self.game_name).fingerprint()
+            != render_table(
+                self._shown(snapshot), self.locale(snapshot), self.game_name
+            ).fingerprint()
         ):
             return
         for seat in snapshot.humans() if snapshot.public is not None else []:

@@ -84,3 +84,19 @@ async def test_a_write_discord_refuses_for_now_is_tried_again_with_the_newest_st
     presenter._submit(("channel", 1), ("table", "ab12"), job)
     await presenter.pacer.idle()
     assert len(calls) == 3
+
+
+def test_pictures_are_left_out_where_the_bot_may_not_attach_files() -> None:
+    allowed = {"value": False}
+    channel = SimpleNamespace(
+        permissions_for=lambda member: SimpleNamespace(attach_files=allowed["value"])
+    )
+    guild = SimpleNamespace(me=object(), get_channel_or_thread=lambda channel_id: channel)
+    client = SimpleNamespace(get_guild=lambda guild_id: guild)
+    presenter = Presenter(client, Pacer())  # type: ignore[arg-type]
+    shown = snapshot(dealt())
+    assert shown.pictures
+    assert not presenter._shown(shown).pictures
+    assert presenter._shown(shown, in_channel=False).pictures  # a DM may always carry files
+    allowed["value"] = True
+    assert presenter._shown(shown).pictures
