@@ -75,9 +75,10 @@ class Control:
         return json_response(self.driver.state())
 
     async def create_guild(self, request: web.Request) -> web.Response:
-        """POST /_sandbox/guilds {"name"}."""
+        """POST /_sandbox/guilds {"name", "preferred_locale"}."""
         body = await _body(request)
-        return json_response(await self.driver.create_guild(str(body["name"])), 201)
+        locale = str(body.get("preferred_locale", "en-US"))
+        return json_response(await self.driver.create_guild(str(body["name"]), locale=locale), 201)
 
     async def create_user(self, request: web.Request) -> web.Response:
         """POST /_sandbox/users {"name", "dms_open", "moderator", "guild", "locale"}."""

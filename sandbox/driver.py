@@ -87,11 +87,12 @@ class Driver:
             },
         }
 
-    async def create_guild(self, name: str) -> JSON:
-        """Create another guild (the bot joins it at once)."""
+    async def create_guild(self, name: str, *, locale: str = "en-US") -> JSON:
+        """Create another guild in a language (the bot joins it at once)."""
         guild = self.world.add_guild(name)
+        guild.locale = locale
         await self.gateway.dispatch("GUILD_CREATE", factory.guild(self.world, guild))
-        return {"id": str(guild.id), "name": guild.name}
+        return {"id": str(guild.id), "name": guild.name, "preferred_locale": guild.locale}
 
     async def create_user(
         self,

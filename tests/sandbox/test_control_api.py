@@ -153,11 +153,18 @@ async def test_the_discord_api_answers_utf8_json_discord_py_reads(
 async def test_guilds_time_and_reconnect_through_the_control_api(
     bot: ContractBot, sandbox: Sandbox, http: aiohttp.ClientSession
 ) -> None:
-    status, guild = await call(http, "POST", "/guilds", json={"name": "Second"})
-    assert status == 201 and guild["name"] == "Second"
+    status, guild = await call(
+        http, "POST", "/guilds", json={"name": "Second", "preferred_locale": "pl"}
+    )
+    assert status == 201 and guild["name"] == "Second" and guild["preferred_locale"] == "pl"
     await sandbox.driver.wait_until(lambda: len(bot.guilds) == 2)
-    _, bob = await call(http, "POST", "/users", json={"name": "bob", "guild": "Second"})
+    polish = bot.get_guild(int(guild["id"]))
+    assert polish is not None and polish.preferred_locale.value == "pl"
+    _, bob = await call(
+        http, "POST", "/users", json={"name": "bob", "guild": "Second", "locale": "da"}
+    )
     assert bob["guilds"] == [guild["id"]]
+    assert sandbox.world.users[int(bob["id"])].locale == "da"
     _, channel = await call(http, "POST", "/channels", json={"name": "t", "guild": guild["id"]})
     assert channel["guild_id"] == guild["id"]
     second = bot.get_guild(int(guild["id"]))
