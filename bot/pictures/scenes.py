@@ -15,9 +15,8 @@ from typing import Literal
 from bot.i18n import t, tn
 from bot.pictures.fonts import printable
 from bot.words import seat_name
-from engine.cards import Card, parse_rank, rank_name
-from engine.pile import Constraint
-from engine.rules import RuleSet
+from engine.cards import Card, rank_name
+from engine.pile import Constraint, PowerTable
 from engine.views import SeatView, TableView
 from tables.outcome import Snapshot
 
@@ -107,13 +106,6 @@ def fingerprint(kind: str, scene: TableScene | HandScene) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def glass_ranks(rules: RuleSet) -> frozenset[int]:
-    """Return the ranks whose power makes them see-through on the pile."""
-    return frozenset(
-        parse_rank(name) for name, power in rules.powers.items() if "glass" in power.effects
-    )
-
-
 def rule_words(constraint: Constraint, locale: str) -> tuple[str, str]:
     """Say what may go on the pile in a badge ("≥ 7", "anything") and what is barred."""
     rank = rank_name(constraint.value) if constraint.value else ""
@@ -193,7 +185,8 @@ def table_scene(snapshot: Snapshot, locale: str) -> TableScene | None:
     table = snapshot.public
     if table is None:
         return None
-    glass = glass_ranks(table.rules)
+    # Which cards are see-through is the engine's rule (its power table), not ours.
+    glass = PowerTable(table.rules).glass
     shown = table.pile[-PILE_SHOWN:]
     rule, blocked = rule_words(table.constraint, locale)
     count = len(table.pile)
@@ -217,7 +210,7 @@ def table_scene(snapshot: Snapshot, locale: str) -> TableScene | None:
     return TableScene(
         status=_status(snapshot, table, locale),
         pile=shown,
-        glass=tuple(card.rank in glass for card in shown),
+        glass=tuple(glass[card.rank] for card in shown),
         edges=min(3, count - len(shown)),
         pile_words=pile_words,
         rule=rule,
