@@ -895,11 +895,8 @@ async def test_every_command_in_a_dm_is_answered(bot: ShitheadBot, driver: Drive
 async def test_a_click_on_a_busy_table_is_acknowledged_in_time_then_answered(
     bot: ShitheadBot, driver: Driver
 ) -> None:
-    await driver.create_user("ana")
-    await driver.create_user("ben")
-    table_id, lobby = await open_table(driver, "ana", "general", "ben")
-    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
-    table = table_of(bot, table_id)
+    _, table = await deal_for_two(bot, driver, "classic")
+    table_id = table.id
     message = await latest_dm(driver, "ana", table, 0)
     ready = find(message, "ready")
     assert ready is not None
@@ -1032,11 +1029,9 @@ async def test_the_language_house_rule_sets_the_table_messages_language(
 async def test_pictures_ride_on_the_messages_and_go_up_again_only_when_they_change(
     bot: ShitheadBot, driver: Driver
 ) -> None:
-    await driver.create_user("ana")
-    await driver.create_user("ben")
-    table_id, lobby = await open_table(driver, "ana", "general", "ben")
-    await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
-    table = table_of(bot, table_id)
+    _, table = await deal_for_two(bot, driver, "classic")
+    lobby_id = bot.presenter.table_message(table.id)
+    assert lobby_id is not None
     dm = await latest_dm(driver, "ana", table, 0)
 
     def attachment_ids(message_id: str) -> list[tuple[str, str]]:
@@ -1045,12 +1040,12 @@ async def test_pictures_ride_on_the_messages_and_go_up_again_only_when_they_chan
 
     await bot.presenter.pacer.idle()
     hand_before = attachment_ids(dm["id"])
-    table_before = attachment_ids(lobby["id"])
+    table_before = attachment_ids(str(lobby_id))
     assert [name for name, _ in hand_before] == ["hand.png"]
     assert [name for name, _ in table_before] == ["table.png"]
     assert dm["embeds"][0]["image"]["url"] == "attachment://hand.png"
     # Ana gets ready: her cards are the same (no new hand picture), the table shows it.
     await ready_up(driver, "ana", dm)
     await bot.presenter.pacer.idle()
-    await driver.wait_until(lambda: attachment_ids(lobby["id"]) != table_before, timeout=10)
+    await driver.wait_until(lambda: attachment_ids(str(lobby_id)) != table_before, timeout=10)
     assert attachment_ids(dm["id"]) == hand_before
