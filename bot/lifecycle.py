@@ -27,7 +27,7 @@ import discord
 
 from bot.client import ShitheadBot, use_discord_at
 from bot.instance import InstanceLock, check_database_path
-from bot.settings import Settings, SettingsError
+from bot.settings import Settings, SettingsError, missing_token
 
 if TYPE_CHECKING:
     from sandbox.server import Sandbox
@@ -286,7 +286,7 @@ async def run_production(
 ) -> str:
     """Run the bot on Discord with the settings' token until stopped; say how it stopped."""
     if settings.discord_token is None:
-        raise SettingsError("DISCORD_TOKEN is not set: put the bot token in .env.")
+        raise SettingsError(missing_token())
     return await run_until_stopped(
         lambda: ShitheadBot(settings),
         settings.discord_token.get_secret_value(),
@@ -370,9 +370,7 @@ async def run_sandbox(
                 world = f"Its world is kept in {path}."
             print(describe(sandbox))
             why = "--sandbox was given" if settings.has_token else "No DISCORD_TOKEN is set"
-            help_text = SANDBOX_HELP.format(
-                why=why, url=sandbox.url, command=settings.command_name, world=world
-            )
+            help_text = SANDBOX_HELP.format(why=why, url=sandbox.url, world=world)
             print(help_text, flush=True)
             run_settings = settings.model_copy(update={"database_path": path})
             return await serve(

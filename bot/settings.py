@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import typing
 from pathlib import Path
 from typing import Literal
 
@@ -13,7 +14,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
-LOG_LEVELS: tuple[LogLevel, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_LEVELS: tuple[LogLevel, ...] = typing.get_args(LogLevel)
 
 # The file the settings are read from, in the directory the bot is started in.
 ENV_FILE = Path(".env")
