@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bot.pictures import Picture, hand_picture, picture_key, table_picture
 from engine.game import Game
+from engine.position import build_game
 from engine.rules import make_rules
 from engine.strategies import get_strategy
 from engine.views import player_view
@@ -79,11 +80,17 @@ def schwechat_eight() -> Snapshot:
 def big_hand(cards: int, decks: int) -> Snapshot:
     """Build a 2-player table whose first seat holds `cards` cards (`decks` decks, jokers)."""
     rules = make_rules("classic", {"decks": decks, "jokers": 4 if decks == 4 else 0})
-    game = Game.deal(rules, 2, seed=5)
-    game.phase, game.turn = "play", 0
-    extra = cards - len(game.hands[0])
-    game.hands[0].extend(game.stock[:extra])
-    del game.stock[:extra]
+    dealt = Game.deal(rules, 2, seed=5)
+    extra = cards - len(dealt.hands[0])
+    # The same deal in the play phase, the first seat having picked up `extra` more cards.
+    game = build_game(
+        rules,
+        hands=[dealt.hands[0] + dealt.stock[:extra], dealt.hands[1]],
+        face_up=dealt.face_up,
+        face_down=dealt.face_down,
+        stock=dealt.stock[extra:],
+        turn=0,
+    )
     return snapshot(_table("classic", game, ("Ana", "Ben")))
 
 

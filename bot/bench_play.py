@@ -41,6 +41,7 @@ from typing import Any
 from sandbox.driver import ControlError, Driver
 from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
+from sandbox.testing import TEST_GUILD_READY_TIMEOUT
 from sandbox.world import DM, Message
 
 JSON = dict[str, Any]
@@ -128,26 +129,16 @@ def bot_main(argv: list[str]) -> None:
     )
     use_discord_at(api_base, gateway_url)
     base = Tuning()
-    timing = base.timing
-    if dataclasses.is_dataclass(timing):
-        names = {f.name for f in dataclasses.fields(timing)}
-        timing = dataclasses.replace(timing, **{n: NEVER for n in TIMER_FIELDS if n in names})
+    timing = dataclasses.replace(base.timing, **dict.fromkeys(TIMER_FIELDS, NEVER))
     deals = random.Random(int(seed))
     quick = QUICK_TUNING if pace == "quick" else {}
-    tuning = dataclasses.replace(
-        base,
-        timing=timing,
-        seeds=lambda: deals.randrange(2**31),
-        **{k: v for k, v in quick.items() if k in {f.name for f in dataclasses.fields(base)}},
-    )
+    tuning = dataclasses.replace(base, timing=timing, seeds=lambda: deals.randrange(2**31), **quick)
     settings = get_settings(
         database_path=Path(database), discord_token=None, command_name=COMMAND, dev_guild_id=None
     )
     bot = ShitheadBot(settings, tuning)
     # Only start-up waits on this (discord.py's default is 2 s after the last guild).
-    connection = getattr(bot, "_connection", None)
-    if connection is not None and hasattr(connection, "guild_ready_timeout"):
-        connection.guild_ready_timeout = 0.05
+    bot._connection.guild_ready_timeout = TEST_GUILD_READY_TIMEOUT
 
     def leave_with_parent() -> None:
         """Exit when the bench closes our stdin (or dies); when profiled, stop cleanly."""
@@ -253,7 +244,6 @@ class Board:
         self.dm: dict[int, Message] = {}  # user id -> the bot's latest DM to them
         self.tables: dict[str, Message] = {}  # table id -> its latest public table message
         self._event = asyncio.Event()
-        self.refreshes = 0
 
     def refresh(self) -> None:
         """Scan every message once: latest DM per member, latest message per table."""
@@ -275,7 +265,6 @@ class Board:
                         if len(parts) >= 4 and parts[0] == "sh":
                             tables[parts[1]] = message
         self.dm, self.tables = dm, tables
-        self.refreshes += 1
         self._event.set()
         self._event = asyncio.Event()
 
