@@ -6,7 +6,7 @@ It times a 3-player classic table in mid-game, an 8-seat two-deck Schwechat tabl
 40-card hand and a 200-card hand (four decks). Each is drawn `--repeat` times after one
 warm-up (the card faces are drawn once per process and kept); the median counts. The key
 alone (no drawing) is timed too. Human-readable lines come first; the last line printed is
-one JSON object. `--save DIR` writes the PNGs there to look at.
+one JSON object. `--save DIR` writes the JPEGs there to look at.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Time every case; print a line each and the JSON last."""
     parser = argparse.ArgumentParser(prog="python -m bot.bench_pictures")
     parser.add_argument("--repeat", type=int, default=20, help="draws per picture (median)")
-    parser.add_argument("--save", type=Path, help="write the PNGs into this folder")
+    parser.add_argument("--save", type=Path, help="write the JPEGs into this folder")
     args = parser.parse_args(argv)
     figures: dict[str, dict[str, float]] = {}
     for name, make in cases().items():
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         print(f"{name:<20} p50 {ms:7.2f} ms  p95 {p95:7.2f} ms  {len(data):>7} bytes")
         if args.save is not None:
             args.save.mkdir(parents=True, exist_ok=True)
-            (args.save / f"{name}.png").write_bytes(data)
+            (args.save / f"{name}.jpg").write_bytes(data)
     for name, key in keys().items():
         ms, p95 = _timed_ms(key, args.repeat)
         figures[name] = {"ms": round(ms, 3), "p95_ms": round(p95, 3)}

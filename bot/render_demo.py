@@ -2,7 +2,7 @@
 
     python -m bot.render_demo OUT_DIR
 
-Writes `table.png` (a classic 3-player game in mid-game) and `hand.png` (a 12-card hand)
+Writes `table.jpg` (a classic 3-player game in mid-game) and `hand.jpg` (a 12-card hand)
 into OUT_DIR, creating it, and prints their paths. The positions are set card by card with
 `engine.position.build_game`: no shuffling, no strategy, so every run draws the same.
 """
@@ -88,17 +88,17 @@ def _some(picture: Picture | None) -> Picture:
 def main(argv: list[str] | None = None) -> list[Path]:
     """Write the two pictures into the folder named on the command line; print their paths."""
     parser = argparse.ArgumentParser(prog="python -m bot.render_demo")
-    parser.add_argument("out_dir", type=Path, help="folder to write table.png and hand.png into")
+    parser.add_argument("out_dir", type=Path, help="folder to write table.jpg and hand.jpg into")
     args = parser.parse_args(argv)
     out: Path = args.out_dir
     out.mkdir(parents=True, exist_ok=True)
-    pictures = {
-        "table.png": _some(table_picture(classic_table(), LOCALE)),
-        "hand.png": _some(hand_picture(twelve_card_hand(), 0, LOCALE)),
-    }
+    pictures = [
+        _some(table_picture(classic_table(), LOCALE)),
+        _some(hand_picture(twelve_card_hand(), 0, LOCALE)),
+    ]
     paths = []
-    for name, picture in pictures.items():
-        path = out / name
+    for picture in pictures:
+        path = out / picture.filename
         path.write_bytes(picture.data)
         print(path)
         paths.append(path)

@@ -45,6 +45,7 @@ ALLOWED_CALLBACKS = {
 }
 MAX_CHOICES = 25
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+JPEG_SIGNATURE = b"\xff\xd8"
 ATTACHMENTS_ROUTE = "/_sandbox/attachments"
 
 
@@ -373,7 +374,7 @@ class BotApi:
                 "proxy_url": url,
                 "content_type": f["content_type"],
             }
-            attachment.update(_png_size(data))
+            attachment.update(_image_size(data))
             self.world.files[attachment_id] = (f["content_type"], data)
             attachments.append(attachment)
         return attachments
@@ -418,9 +419,27 @@ class BotApi:
         self.world.delete_message(message)
 
 
-def _png_size(data: bytes) -> JSON:
-    """Return a PNG's `width` and `height` as Discord gives them (nothing for other files)."""
-    if len(data) < 24 or not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR":
-        return {}
-    width, height = struct.unpack(">II", data[16:24])
-    return {"width": width, "height": height}
+def _image_size(data: bytes) -> JSON:
+    """Return a PNG's or JPEG's `width` and `height` as Discord gives them (else nothing)."""
+    if len(data) >= 24 and data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR":
+        width, height = struct.unpack(">II", data[16:24])
+        return {"width": width, "height": height}
+    if data.startswith(JPEG_SIGNATURE):
+        return _jpeg_size(data)
+    return {}
+
+
+def _jpeg_size(data: bytes) -> JSON:
+    """Read a JPEG's size from its start-of-frame segment (nothing when there is none)."""
+    at = 2
+    while at + 4 <= len(data) and data[at] == 0xFF:
+        marker = data[at + 1]
+        (length,) = struct.unpack(">H", data[at + 2 : at + 4])
+        # SOF0-SOF15 carry the size, but C4 (Huffman tables), C8 and CC are not frames.
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if at + 9 > len(data):
+                return {}
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
+            return {"width": width, "height": height}
+        at += 2 + length
+    return {}

@@ -3,7 +3,7 @@
 `table_picture` shows what a spectator sees; `hand_picture` what one seat sees of its own
 cards. Each comes with a key of what it shows, known before anything is drawn, so the
 presenter uploads a picture again only when its key changed (`picture_key` gives the key
-alone). The PNG is drawn when `Picture.data` is first read.
+alone). The JPEG is drawn when `Picture.data` is first read.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from bot.pictures.draw import draw_hand, draw_table, encode
 from bot.pictures.scenes import fingerprint, hand_scene, table_scene
 from tables.outcome import Snapshot
 
-TABLE_FILE = "table.png"
-HAND_FILE = "hand.png"
+TABLE_FILE = "table.jpg"
+HAND_FILE = "hand.jpg"
 
 
 @dataclass(frozen=True)
 class Picture:
-    """A picture to attach: its file name, the key of what it shows, its PNG when read."""
+    """A picture to attach: its file name, the key of what it shows, its JPEG when read."""
 
     filename: str
     key: str
@@ -33,7 +33,7 @@ class Picture:
 
     @cached_property
     def data(self) -> bytes:
-        """Draw the PNG (once; later reads return the same bytes)."""
+        """Draw the JPEG (once; later reads return the same bytes)."""
         return self.draw()
 
     @property

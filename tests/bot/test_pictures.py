@@ -1,4 +1,4 @@
-"""Pictures decode as small PNGs, show no hidden card, key what they show, and speak in t()."""
+"""Pictures decode as small JPEGs, show no hidden card, key what they show, and speak in t()."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import discord
 import pytest
-from PIL import Image
+from PIL import Image, JpegImagePlugin
 
 from bot import i18n
 from bot.bench_pictures import big_hand, classic_three, schwechat_eight
@@ -27,15 +27,18 @@ from tables.model import Seat, Table
 from tables.outcome import Snapshot, snapshot
 
 EN = "en"
-# Small enough to upload quickly: what Discord shows needs no more.
-MAX_BYTES = 150_000
+# Small enough to upload quickly: what Discord shows needs no more (the 74-seat table, the
+# largest there is, is about 0.7 MB).
+MAX_BYTES = 1_000_000
+# A table of up to eight seats, what most games look like.
+COMMON_BYTES = 150_000
 
 
 def decoded(picture: Picture | None) -> Image.Image:
-    """Open a picture's PNG (and insist there is one)."""
+    """Open a picture's JPEG (and insist there is one)."""
     assert picture is not None
     image = Image.open(io.BytesIO(picture.data))
-    assert image.format == "PNG"
+    assert image.format == "JPEG"
     assert len(picture.data) < MAX_BYTES
     return image
 
@@ -207,12 +210,12 @@ def test_the_key_is_known_without_drawing(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_a_picture_is_drawn_once_and_makes_a_discord_file() -> None:
     picture = hand_picture(classic_three(), 0, EN)
-    assert picture is not None and picture.filename == "hand.png"
+    assert picture is not None and picture.filename == "hand.jpg"
     assert picture.data is picture.data
     file = picture.file()
-    assert isinstance(file, discord.File) and file.filename == "hand.png"
+    assert isinstance(file, discord.File) and file.filename == "hand.jpg"
     assert file.fp.read() == picture.data
-    assert picture.url == "attachment://hand.png"
+    assert picture.url == "attachment://hand.jpg"
 
 
 # ---------------------------------------------------------------------- words
@@ -319,9 +322,12 @@ def sprites_cleared() -> None:
     sprites.face.cache_clear()
 
 
-def test_a_palette_png_is_small() -> None:
+def test_a_jpeg_keeps_full_colour_resolution_and_stays_small() -> None:
     scene = table_scene(schwechat_eight(), EN)
     assert scene is not None
-    data = encode(draw_table(scene))
-    assert Image.open(io.BytesIO(data)).mode == "P"
-    assert len(data) < 60_000
+    drawn = draw_table(scene)
+    image = Image.open(io.BytesIO(data := encode(drawn)))
+    # 4:4:4: every pixel keeps its own colour, so red pips and text are not smeared.
+    assert image.mode == "RGB" and JpegImagePlugin.get_sampling(image) == 0
+    assert image.size == drawn.size
+    assert len(data) < COMMON_BYTES

@@ -1041,9 +1041,9 @@ async def test_pictures_ride_on_the_messages_and_go_up_again_only_when_they_chan
     await bot.presenter.pacer.idle()
     hand_before = attachment_ids(dm["id"])
     table_before = attachment_ids(str(lobby_id))
-    assert [name for name, _ in hand_before] == ["hand.png"]
-    assert [name for name, _ in table_before] == ["table.png"]
-    assert dm["embeds"][0]["image"]["url"] == "attachment://hand.png"
+    assert [name for name, _ in hand_before] == ["hand.jpg"]
+    assert [name for name, _ in table_before] == ["table.jpg"]
+    assert dm["embeds"][0]["image"]["url"] == "attachment://hand.jpg"
     # Ana gets ready: her cards are the same (no new hand picture), the table shows it.
     await ready_up(driver, "ana", dm)
     await bot.presenter.pacer.idle()

@@ -184,7 +184,7 @@ def test_a_fingerprint_changes_with_the_picture_inputs_and_not_otherwise() -> No
     moved = render_table(snapshot(table), EN)
     assert moved.fingerprint() != first.fingerprint()
     assert moved.file_keys != first.file_keys
-    assert [f.filename for f in moved.edit_kwargs(first.file_keys)["attachments"]] == ["table.png"]
+    assert [f.filename for f in moved.edit_kwargs(first.file_keys)["attachments"]] == ["table.jpg"]
 
 
 def test_pictures_can_be_turned_off_and_the_text_stays() -> None:

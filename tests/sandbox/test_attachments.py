@@ -9,6 +9,7 @@ from typing import Any
 import aiohttp
 import discord
 import pytest
+from PIL import Image
 
 from sandbox.driver import Driver
 from sandbox.rules import MAX_ATTACHMENT_SIZE, MAX_ATTACHMENTS
@@ -99,6 +100,23 @@ async def test_interaction_answers_store_their_files(
     assert (await fetch(first))[0] == 404
     stored = sandbox.world.messages[int(message["id"])].attachments[0]
     assert (stored["width"], stored["height"], stored["size"]) == (3, 2, len(png(3, 2, 200)))
+
+
+async def test_a_sent_jpeg_is_typed_and_measured_as_discord_does(bot: ContractBot) -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (7, 5), (200, 30, 40)).save(buffer, "JPEG", quality=90, subsampling=0)
+    data = buffer.getvalue()
+    sent = await general(bot).send("look", file=discord.File(io.BytesIO(data), "hand.jpg"))
+    [attachment] = sent.attachments
+    assert (attachment.content_type, attachment.width, attachment.height) == ("image/jpeg", 7, 5)
+    assert await fetch(attachment.url) == (200, "image/jpeg", data)
+
+
+async def test_a_file_that_only_starts_like_a_jpeg_gets_no_size(bot: ContractBot) -> None:
+    broken = discord.File(io.BytesIO(b"\xff\xd8\xff\xc0\x00"), "broken.jpg")
+    sent = await general(bot).send("look", file=broken)
+    [attachment] = sent.attachments
+    assert (attachment.width, attachment.height) == (None, None)
 
 
 async def post_files(sandbox: Sandbox, count: int, size: int) -> tuple[int, dict[str, Any]]:
