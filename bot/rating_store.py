@@ -218,15 +218,19 @@ class RatingStore:
             _RATED + "WHERE g.guild_id = ? ORDER BY g.id, p.seat", (guild_id,)
         )
         latest: dict[str, RatingRow] = {}
+        last_game: dict[str, int] = {}
         for seat in map(_rated_seat, rows):
             if seat.identity is None:
                 continue
             before = latest.get(seat.identity)
+            # Two computers of one level at a table are one player's one game.
+            again = last_game.get(seat.identity) == seat.game_id
+            last_game[seat.identity] = seat.game_id
             latest[seat.identity] = RatingRow(
                 identity=seat.identity,
                 name=seat.name or "?",
                 is_bot=seat.is_bot,
-                games=(before.games if before else 0) + 1,
+                games=(before.games if before else 0) + (0 if again else 1),
                 rating=seat.change.after,
                 last_change=seat.change,
                 last_played=seat.ended_at,
