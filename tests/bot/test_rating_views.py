@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 import discord
 import pytest
 
+from bot import ratings
 from bot._leaderboard import by_rating, rating_computer_lines, rating_page_lines
 from bot.cogs.stats import stats_embed
 from bot.rating_store import RatingRow
-from bot.ratings import NEWCOMER, Change, Rating
+from bot.ratings import NEWCOMER, Change, Rating, replay, trend
 from bot.rendering import render_table
 from bot.storage import PlayedGame
 from bot.words import rating_change_text, rating_line, rating_text
@@ -113,3 +114,62 @@ def test_stats_show_the_rating_its_last_change_and_the_trend() -> None:
     one = fields(stats_embed("ann", games[:1], "pl", history[:1]))
     assert one["Trend w ostatniej grze"] == "+0,8"
     assert "Rating" not in fields(stats_embed("ann", games, "en"))
+
+
+def test_the_readme_example() -> None:
+    games = [
+        [
+            ratings.Seat("Ana", 1),
+            ratings.Seat("Ben", 4),
+            ratings.Seat("Cleo", 2),
+            ratings.Seat("expert", 3),
+        ],
+        [
+            ratings.Seat("Ana", 2),
+            ratings.Seat("Ben", 3),
+            ratings.Seat("Cleo", 1),
+            ratings.Seat("expert", 4),
+        ],
+        [
+            ratings.Seat("Ana", 1),
+            ratings.Seat("Ben", 4),
+            ratings.Seat("Cleo", 3),
+            ratings.Seat("expert", 2),
+        ],
+        [
+            ratings.Seat("Ana", 1),
+            ratings.Seat("Ben", 2),
+            ratings.Seat("Cleo", 3),
+            ratings.Seat("expert", 4),
+        ],
+    ]
+    changes = replay(games)
+    names = ["Ana", "Ben", "Cleo", "Computer 1 (expert)"]
+    assert [rating_line(n, c, "en") for n, c in zip(names, changes[-1], strict=True)] == [
+        "Ana: 7.5 → 10.1 (+2.6)",
+        "Ben: -4.8 → -2.5 (+2.3)",
+        "Cleo: 4.4 → 4.1 (-0.3)",
+        "Computer 1 (expert): -0.7 → -3.3 (-2.6)",
+    ]
+    ana = [game[0] for game in changes]
+    assert rating_change_text(trend(ana), "en") == "+10.1"
+    rows = [
+        RatingRow(
+            "computer:expert" if seat.identity == "expert" else f"member:{seat.rank}",
+            seat.identity,
+            seat.identity == "expert",
+            4,
+            change.after,
+            change,
+            NOW,
+        )
+        for seat, change in zip(games[-1], changes[-1], strict=True)
+    ]
+    assert [line.replace("**", "") for line in rating_page_lines(by_rating(rows), 0, "en")] == [
+        "1. Ana: rating 10.1 (+2.6 in the last game), played 4",
+        "2. Cleo: rating 4.1 (-0.3 in the last game), played 4",
+        "3. Ben: rating -2.5 (+2.3 in the last game), played 4",
+    ]
+    assert rating_computer_lines(rows, "en") == [
+        "1. **Computer (expert)**: rating -3.3 (-2.6 in the last game), played 4"
+    ]
