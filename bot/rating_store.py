@@ -8,7 +8,6 @@ they were recorded; a seat whose member asked to be forgotten counts as a newcom
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,31 +21,35 @@ from bot.storage import Storage, _timestamp
 
 log = logging.getLogger(__name__)
 
-# Computer seats are recorded as "Computer 2 (expert)": the level is their identity.
-_LEVEL = re.compile(r"\(([^()]+)\)$")
+# Whose rating a seat moves: a member by id, a computer by the level its recorded name ends
+# with ("Computer 2 (expert)" is `computer:expert`); NULL for a forgotten member.
+_WHO = (
+    "CASE WHEN p.is_bot THEN 'computer:' || rtrim(substr(p.name, instr(p.name, '(') + 1), ')') "
+    "WHEN p.user_id IS NOT NULL THEN 'member:' || p.user_id END"
+)
 _SEATS = (
-    "SELECT g.id, g.guild_id, p.seat, p.user_id, p.name, p.is_bot, p.place, p.loser, g.ended_at "
+    f"SELECT g.id, g.guild_id, p.seat, {_WHO}, p.place, p.loser "
     "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
 )
-_RATED = (
-    "SELECT g.id, g.guild_id, p.seat, p.user_id, p.name, p.is_bot, g.ended_at, "
-    "r.mu_before, r.sigma_before, r.mu, r.sigma "
-    "FROM seat_ratings AS r JOIN game_players AS p ON p.game_id = r.game_id AND p.seat = r.seat "
-    "JOIN games AS g ON g.id = r.game_id "
+_CHANGE = "r.mu_before, r.sigma_before, r.mu, r.sigma"
+# Each player's latest rating on a server, their name there and when they last played.
+_LATEST = (
+    f"SELECT pr.who, p.name, p.is_bot, pr.games, {_CHANGE}, g.ended_at FROM player_ratings AS pr "
+    "JOIN seat_ratings AS r ON r.game_id = pr.game_id AND r.seat = pr.seat "
+    "JOIN game_players AS p ON p.game_id = pr.game_id AND p.seat = pr.seat "
+    "JOIN games AS g ON g.id = pr.game_id "
 )
 _UNRATED = "NOT EXISTS (SELECT 1 FROM seat_ratings AS r WHERE r.game_id = g.id)"
 _INSERT = (
     "INSERT INTO seat_ratings (game_id, seat, mu_before, sigma_before, mu, sigma) "
     "VALUES (?, ?, ?, ?, ?, ?)"
 )
-
-
-def identity(user_id: int | None, name: str | None, is_bot: bool) -> str | None:
-    """Say whose rating a seat moves: a member by id, a computer by level; None if forgotten."""
-    if is_bot:
-        match = _LEVEL.search(name or "")
-        return f"computer:{match[1] if match else name}"
-    return None if user_id is None else f"member:{user_id}"
+# A player's newly rated games: their count adds up, their latest seat replaces the last.
+_UPSERT_PLAYER = (
+    "INSERT INTO player_ratings (guild_id, who, games, game_id, seat) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (guild_id, who) DO UPDATE SET games = player_ratings.games + excluded.games, "
+    "game_id = excluded.game_id, seat = excluded.seat"
+)
 
 
 @dataclass(frozen=True)
@@ -56,29 +59,14 @@ class _SeatRow:
     game_id: int
     guild_id: int
     seat: int
-    user_id: int | None
-    name: str | None
-    is_bot: bool
+    who: str | None
     place: int | None
     loser: bool
 
     @property
     def key(self) -> str:
         """Key the seat's player among every server's (a forgotten seat is nobody again)."""
-        who = identity(self.user_id, self.name, self.is_bot)
-        return f"{self.guild_id}/{who or f'forgotten:{self.game_id}:{self.seat}'}"
-
-
-@dataclass(frozen=True)
-class RatedSeat:
-    """One seat of a rated game: whose, when, and its rating's change."""
-
-    game_id: int
-    identity: str | None
-    name: str | None
-    is_bot: bool
-    ended_at: datetime
-    change: Change
+        return f"{self.guild_id}/{self.who or f'forgotten:{self.game_id}:{self.seat}'}"
 
 
 @dataclass(frozen=True)
@@ -103,30 +91,32 @@ class Recomputed:
     differing: int
     unrated: int
     largest: float
+    # Rows of player_ratings (each player's latest seat and games) missing, wrong or extra.
+    players: int
+
+    @property
+    def agrees(self) -> bool:
+        """Say whether the stored ratings are exactly the derived ones."""
+        return not (self.differing or self.unrated or self.players)
 
     def summary(self, *, written: bool) -> str:
         """Say what was found (and done) in one line, for the command line."""
         found = (
             f"{self.games} games, {self.seats} seats rated again from nothing; stored ratings "
             f"that differed: {self.differing} (largest difference {self.largest:.3g}), "
-            f"seats not rated yet: {self.unrated}"
+            f"seats not rated yet: {self.unrated}, players' latest ratings that differed: "
+            f"{self.players}"
         )
         return found + ("; stored the derived ratings." if written else ".")
 
 
 def _seat_rows(rows: Sequence[aiosqlite.Row]) -> list[_SeatRow]:
-    return [_SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], bool(r[7])) for r in rows]
+    return [_SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
 
-def _rated_seat(row: aiosqlite.Row) -> RatedSeat:
-    return RatedSeat(
-        game_id=row[0],
-        identity=identity(row[3], row[4], bool(row[5])),
-        name=row[4],
-        is_bot=bool(row[5]),
-        ended_at=datetime.fromisoformat(row[6]),
-        change=Change(Rating(row[7], row[8]), Rating(row[9], row[10])),
-    )
+def _change(row: Sequence[float]) -> Change:
+    """Read a change from its four columns: mu and sigma before, then after."""
+    return Change(Rating(row[0], row[1]), Rating(row[2], row[3]))
 
 
 def _games(seats: Sequence[_SeatRow]) -> list[list[_SeatRow]]:
@@ -149,6 +139,19 @@ def _rows_of(games: Sequence[Sequence[_SeatRow]], changes: list[list[Change]]) -
         for game, changed in zip(games, changes, strict=True)
         for seat, c in zip(game, changed, strict=True)
     ]
+
+
+def _players(games: Sequence[Sequence[_SeatRow]]) -> list[tuple[int, str, int, int, int]]:
+    """Each player's rated games among these, and their latest seat: player_ratings rows."""
+    counts: dict[tuple[int, str], int] = {}
+    latest: dict[tuple[int, str], tuple[int, int]] = {}
+    for game in games:
+        # Two computers of one level at a table are one player's one game.
+        players = {(seat.guild_id, seat.who): seat for seat in game if seat.who is not None}
+        for player, seat in players.items():
+            counts[player] = counts.get(player, 0) + 1
+            latest[player] = (seat.game_id, seat.seat)
+    return [(guild, who, counts[guild, who], *latest[guild, who]) for guild, who in counts]
 
 
 async def _fetch(
@@ -174,26 +177,29 @@ class RatingStore:
                 return 0
             guilds = sorted({seat.guild_id for seat in pending})
             marks = ", ".join("?" * len(guilds))
-            rated = await _fetch(
-                db,
-                _RATED + f"WHERE g.guild_id IN ({marks}) ORDER BY g.id, p.seat",
-                guilds,
-            )
-            # Each player's rating is the one after their latest rated game.
             current = {
-                f"{row[1]}/{who}": Rating(row[9], row[10])
-                for row in rated
-                if (who := identity(row[3], row[4], bool(row[5]))) is not None
+                f"{row[0]}/{row[1]}": Rating(row[2], row[3])
+                for row in await _fetch(
+                    db,
+                    "SELECT pr.guild_id, pr.who, r.mu, r.sigma FROM player_ratings AS pr "
+                    "JOIN seat_ratings AS r ON r.game_id = pr.game_id AND r.seat = pr.seat "
+                    f"WHERE pr.guild_id IN ({marks})",
+                    guilds,
+                )
             }
             games = _games(pending)
             changes = replay((_finishers(game) for game in games), current)
             await db.executemany(_INSERT, _rows_of(games, changes))
+            await db.executemany(_UPSERT_PLAYER, _players(games))
         return len(games)
 
     async def game_changes(self, game_id: int) -> list[Change]:
         """Read a rated game's changes, seat by seat (none while it is unrated)."""
-        rows = await self.storage._fetch(_RATED + "WHERE g.id = ? ORDER BY p.seat", (game_id,))
-        return [_rated_seat(row).change for row in rows]
+        rows = await self.storage._fetch(
+            f"SELECT {_CHANGE} FROM seat_ratings AS r WHERE r.game_id = ? ORDER BY r.seat",
+            (game_id,),
+        )
+        return [_change(row) for row in rows]
 
     async def game_at(self, guild_id: int, channel_id: int, ended_at: datetime) -> int | None:
         """Find the recorded game that ended in a channel at a moment."""
@@ -207,59 +213,71 @@ class RatingStore:
     async def member_history(self, guild_id: int, user_id: int) -> list[Change]:
         """A member's rating changes on a server, oldest first."""
         rows = await self.storage._fetch(
-            _RATED + "WHERE g.guild_id = ? AND p.user_id = ? AND p.is_bot = 0 ORDER BY g.id",
-            (guild_id, user_id),
+            f"SELECT {_CHANGE} FROM game_players AS p "
+            "JOIN seat_ratings AS r ON r.game_id = p.game_id AND r.seat = p.seat "
+            "JOIN games AS g ON g.id = p.game_id "
+            "WHERE p.user_id = ? AND p.is_bot = 0 AND g.guild_id = ? ORDER BY g.id",
+            (user_id, guild_id),
         )
-        return [_rated_seat(row).change for row in rows]
+        return [_change(row) for row in rows]
 
     async def standings(self, guild_id: int, since: datetime | None = None) -> list[RatingRow]:
         """Every rated player of a server, with their latest rating (played since a moment)."""
         rows = await self.storage._fetch(
-            _RATED + "WHERE g.guild_id = ? ORDER BY g.id, p.seat", (guild_id,)
+            _LATEST + "WHERE pr.guild_id = ? AND g.ended_at >= ?",
+            (guild_id, _timestamp(since) if since else ""),
         )
-        latest: dict[str, RatingRow] = {}
-        last_game: dict[str, int] = {}
-        for seat in map(_rated_seat, rows):
-            if seat.identity is None:
-                continue
-            before = latest.get(seat.identity)
-            # Two computers of one level at a table are one player's one game.
-            again = last_game.get(seat.identity) == seat.game_id
-            last_game[seat.identity] = seat.game_id
-            latest[seat.identity] = RatingRow(
-                identity=seat.identity,
-                name=seat.name or "?",
-                is_bot=seat.is_bot,
-                games=(before.games if before else 0) + (0 if again else 1),
-                rating=seat.change.after,
-                last_change=seat.change,
-                last_played=seat.ended_at,
+        return [
+            RatingRow(
+                identity=row[0],
+                name=row[1] or "?",
+                is_bot=bool(row[2]),
+                games=row[3],
+                rating=Rating(row[6], row[7]),
+                last_change=_change(row[4:8]),
+                last_played=datetime.fromisoformat(row[8]),
             )
-        return [row for row in latest.values() if since is None or row.last_played >= since]
+            for row in rows
+        ]
 
     async def recompute(self, *, write: bool) -> Recomputed:
         """Rate every recorded game again from nothing; compare, and store when `write`."""
         async with self.storage._transaction() as db:
             games = _games(_seat_rows(await _fetch(db, _SEATS + "ORDER BY g.id, p.seat")))
             stored = {
-                (row[0], row[2]): (row[7], row[8], row[9], row[10])
-                for row in await _fetch(db, _RATED)
+                (row[0], row[1]): tuple(row[2:])
+                for row in await _fetch(
+                    db, f"SELECT game_id, seat, {_CHANGE} FROM seat_ratings AS r"
+                )
             }
             derived = _rows_of(games, replay(_finishers(game) for game in games))
+            players = _players(games)
+            wanted = {(row[0], row[1]): row[2:] for row in players}
+            have = {
+                (row[0], row[1]): tuple(row[2:])
+                for row in await _fetch(
+                    db, "SELECT guild_id, who, games, game_id, seat FROM player_ratings"
+                )
+            }
             differences = [
                 max(abs(a - b) for a, b in zip(row[2:], old, strict=True))
                 for row in derived
                 if (old := stored.get((row[0], row[1]))) is not None
             ]
             if write:
+                # Each player's latest seat goes with the seats' ratings.
                 await db.execute("DELETE FROM seat_ratings")
                 await db.executemany(_INSERT, derived)
+                await db.executemany(_UPSERT_PLAYER, players)
         return Recomputed(
             games=len(games),
             seats=len(derived),
             differing=sum(1 for d in differences if d != 0.0),
             unrated=len(derived) - len(differences),
             largest=max(differences, default=0.0),
+            players=sum(
+                1 for key in wanted.keys() | have.keys() if wanted.get(key) != have.get(key)
+            ),
         )
 
 

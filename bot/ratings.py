@@ -131,14 +131,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--database", type=Path, default=Settings.model_fields["database_path"].default
     )
     recompute.add_argument(
-        "--check", action="store_true", help="only compare with the stored ratings; change nothing"
+        "--check",
+        action="store_true",
+        help="only compare with the stored ratings (exit status 1 if they differ); change nothing",
     )
     options = parser.parse_args(argv)
     if not options.database.is_file():
         parser.error(f"{options.database}: no such database file (give --database PATH)")
     report = asyncio.run(recompute_file(options.database, write=not options.check))
     print(report.summary(written=not options.check))
-    return 1 if options.check and report.differing else 0
+    return 1 if options.check and not report.agrees else 0
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.rating_store import RatingStore, identity
+from bot.rating_store import RatingStore
 from bot.ratings import NEWCOMER, Change, Seat, main, replay
 from bot.storage import GameRecord, PlayerRecord, Storage, load_migrations
 from bot.table_store import StorageTableStore
@@ -64,18 +64,12 @@ async def play(storage: Storage, *games: GameRecord) -> None:
         assert await ratings.rate_unrated() == 1
 
 
-def test_a_seat_is_rated_as_its_member_or_its_computer_level() -> None:
-    assert identity(10, "ann", False) == "member:10"
-    assert identity(0, "Computer 2 (expert)", True) == "computer:expert"
-    assert identity(None, None, False) is None
-
-
 async def test_stored_ratings_are_the_recomputed_ones_after_a_series(storage: Storage) -> None:
     await play(storage, *SERIES)
     ratings = RatingStore(storage)
     found = await ratings.recompute(write=False)
     assert (found.games, found.seats, found.differing, found.unrated) == (6, 17, 0, 0)
-    assert found.largest == 0.0
+    assert (found.largest, found.players, found.agrees) == (0.0, 0, True)
 
     # The same games through the maths alone, server 1 only.
     alone = rated(
@@ -154,20 +148,25 @@ async def test_recompute_finds_and_repairs_a_wrong_rating(
     storage: Storage, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await play(storage, *SERIES)
+    before = await RatingStore(storage).standings(1)
     await storage._db.execute(
         "UPDATE seat_ratings SET mu = mu + 0.5 WHERE game_id = 2 AND seat = 0"
     )
+    await storage._db.execute("DELETE FROM player_ratings WHERE who = 'member:12'")
     path = tmp_path / "bot.sqlite3"
 
     assert await asyncio.to_thread(main, ["recompute", "--database", str(path), "--check"]) == 1
     assert capsys.readouterr().out == (
         "6 games, 17 seats rated again from nothing; stored ratings that differed: 1 "
-        "(largest difference 0.5), seats not rated yet: 0.\n"
+        "(largest difference 0.5), seats not rated yet: 0, players' latest ratings that "
+        "differed: 1.\n"
     )
     assert await asyncio.to_thread(main, ["recompute", "--database", str(path)]) == 0
     assert capsys.readouterr().out.endswith("; stored the derived ratings.\n")
+    assert await asyncio.to_thread(main, ["recompute", "--database", str(path), "--check"]) == 0
     found = await RatingStore(storage).recompute(write=False)
-    assert (found.differing, found.unrated) == (0, 0)
+    assert found.agrees
+    assert sorted(await RatingStore(storage).standings(1), key=str) == sorted(before, key=str)
 
 
 async def test_games_recorded_before_ratings_are_all_rated_after_the_upgrade(
@@ -186,7 +185,7 @@ async def test_games_recorded_before_ratings_are_all_rated_after_the_upgrade(
         assert await ratings.standings(1) == []
         assert await ratings.rate_unrated() == 6
         found = await ratings.recompute(write=False)
-        assert (found.games, found.differing, found.unrated) == (6, 0, 0)
+        assert (found.games, found.agrees) == (6, True)
         async with storage._db.execute("SELECT COUNT(*) FROM games") as cursor:
             assert await cursor.fetchone() == (6,)
     finally:

@@ -58,5 +58,5 @@ async def test_games_recorded_before_ratings_are_rated_when_the_bot_starts(
     async with connected_bot(sandbox, make_bot(tmp_path)) as client:
         ratings = RatingStore(client.require_storage())
         found = await ratings.recompute(write=False)
-        assert (found.games, found.seats, found.unrated, found.differing) == (3, 6, 0, 0)
+        assert (found.games, found.seats, found.agrees) == (3, 6, True)
         assert {row.games for row in await ratings.standings(1)} == {3}
