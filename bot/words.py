@@ -385,8 +385,8 @@ def rating_text(rating: Rating, locale: str) -> str:
 
 def rating_change_text(delta: float, locale: str) -> str:
     """Show how far a rating moved, signed to one decimal: "+1.2", "-0.4", "±0.0"."""
-    shown = round(delta, 1) + 0.0  # no "-0.0"
-    if shown == 0:
+    shown = round(delta, 1)
+    if shown == 0:  # -0.0 too
         return "±" + str(format_decimal(0, "0.0", locale=locale))
     return str(format_decimal(shown, "+0.0;-0.0", locale=locale))
 

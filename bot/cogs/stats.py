@@ -177,10 +177,10 @@ class PageButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> PageButton:
         """Rebuild the button from its custom_id."""
-        order = match["order"] if match["order"] in ORDERS else "shithead"
         period, page, way = cast(Period, match["period"]), int(match["page"]), match["way"]
         if match["order"] == RATING_PAGES:
             return cls(period, None, page, way)
+        order = match["order"] if match["order"] in ORDERS else "shithead"
         return cls(period, cast(Order, order), page, way)
 
     async def callback(self, interaction: discord.Interaction) -> None:
