@@ -133,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     recompute.add_argument(
         "--check",
         action="store_true",
-        help="only compare with the stored ratings (exit status 1 if they differ); change nothing",
+        help="only compare with the stored ratings (exit status 1 if they differ)",
     )
     options = parser.parse_args(argv)
     if not options.database.is_file():
