@@ -169,12 +169,12 @@ async def test_recompute_finds_and_repairs_a_wrong_rating(
     assert sorted(await RatingStore(storage).standings(1), key=str) == sorted(before, key=str)
 
 
+@pytest.mark.parametrize("start", range(1, 8))
 async def test_games_recorded_before_ratings_are_all_rated_after_the_upgrade(
-    tmp_path: Path,
+    tmp_path: Path, start: int
 ) -> None:
     path = tmp_path / "old.sqlite3"
-    migrations = load_migrations()
-    old = await Storage.open(path, migrations=migrations[:7])
+    old = await Storage.open(path, migrations=load_migrations()[:start])
     for each in SERIES:
         await old.record_game(each)
     await old.close()
