@@ -7,7 +7,6 @@ they were recorded; a seat whose member asked to be forgotten counts as a newcom
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,8 +17,6 @@ import aiosqlite
 
 from bot.ratings import Change, Rating, Seat, ranks, replay
 from bot.storage import Storage, _timestamp
-
-log = logging.getLogger(__name__)
 
 # Whose rating a seat moves: a member by id, a computer by the level its recorded name ends
 # with ("Computer 2 (expert)" is `computer:expert`); NULL for a forgotten member.
