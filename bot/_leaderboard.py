@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, TypeVar
 
 from bot.i18n import t
+from bot.rating_store import RatingRow
 from bot.storage import LeaderRow, PlayedGame
-from bot.words import plain
+from bot.words import level_word, plain, rating_change_text, rating_text
 
 Period = Literal["all", "30d"]
 Order = Literal["shithead", "loss_rate", "games"]
+# What a leaderboard ranks by: skill ratings, or losses (in one of the orders).
+By = Literal["losses", "rating"]
 PERIODS: tuple[Period, ...] = ("all", "30d")
 ORDERS: tuple[Order, ...] = ("shithead", "loss_rate", "games")
+BYS: tuple[By, ...] = ("losses", "rating")
+Row = TypeVar("Row")
 # A loss rate from fewer games says little; below this it is neither shown nor ranked.
 MIN_GAMES_FOR_RATE = 5
 PAGE_SIZE = 10
@@ -63,15 +68,58 @@ def _line(place: int, row: LeaderRow, locale: str) -> str:
 
 def page_lines(rows: Sequence[LeaderRow], page: int, locale: str) -> list[str]:
     """Write one page of ranked rows, numbered from the top of the whole list."""
+    return _page(rows, page, _line, locale)
+
+
+def _page(
+    rows: Sequence[Row], page: int, line: Callable[[int, Row, str], str], locale: str
+) -> list[str]:
     start = page * PAGE_SIZE
     shown = rows[start : start + PAGE_SIZE]
-    return [_line(start + i + 1, row, locale) for i, row in enumerate(shown)]
+    return [line(start + i + 1, row, locale) for i, row in enumerate(shown)]
 
 
 def computer_lines(rows: Sequence[LeaderRow], locale: str) -> list[str]:
     """Write the computer players' totals, apart from the people."""
     bots = sorted((r for r in rows if r.is_bot), key=lambda r: (-r.losses, -r.games, r.name))
     return [_line(i + 1, row, locale) for i, row in enumerate(bots)]
+
+
+def by_rating(rows: Sequence[RatingRow]) -> list[RatingRow]:
+    """Order people by the rating they are shown, best first; computers are left out."""
+    people = [row for row in rows if not row.is_bot]
+    return sorted(people, key=lambda r: (-r.rating.ordinal, -r.games, r.name.lower()))
+
+
+def rated_name(row: RatingRow, locale: str) -> str:
+    """Name a rated player: a member by their latest name, a computer by its level."""
+    if row.is_bot:
+        level = row.identity.partition(":")[2]
+        return t("Computer ({level})", locale, level=level_word(level, locale))
+    return plain(row.name)
+
+
+def _rating_line(place: int, row: RatingRow, locale: str) -> str:
+    return t(
+        "{place}. **{name}**: rating {rating} ({change} in the last game), played {games}",
+        locale,
+        place=place,
+        name=rated_name(row, locale),
+        rating=rating_text(row.rating, locale),
+        change=rating_change_text(row.last_change.delta, locale),
+        games=row.games,
+    )
+
+
+def rating_page_lines(rows: Sequence[RatingRow], page: int, locale: str) -> list[str]:
+    """Write one page of people ranked by rating, numbered from the top of the whole list."""
+    return _page(rows, page, _rating_line, locale)
+
+
+def rating_computer_lines(rows: Sequence[RatingRow], locale: str) -> list[str]:
+    """Write the computer players' ratings, apart from the people."""
+    bots = sorted((r for r in rows if r.is_bot), key=lambda r: (-r.rating.ordinal, r.identity))
+    return [_rating_line(i + 1, row, locale) for i, row in enumerate(bots)]
 
 
 @dataclass(frozen=True)

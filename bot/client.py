@@ -16,6 +16,7 @@ from bot.components import DYNAMIC_ITEMS
 from bot.i18n import t
 from bot.pacing import Pacer
 from bot.presenter import Presenter
+from bot.rating_store import RatingStore
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
@@ -86,7 +87,10 @@ class ShitheadBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Open storage, restore tables, load the extensions and sync the commands."""
         self.storage = await Storage.open(self.settings.database_path)
-        self.tables.store = StorageTableStore(self.storage)
+        rated = await RatingStore(self.storage).rate_unrated()
+        if rated:
+            log.info("rated %d games recorded before their ratings", rated)
+        self.tables.store = StorageTableStore(self.storage, self.presenter.rating_changes)
         self.presenter.store = self.storage
         restored = [snapshot(table) for table in await self.tables.restore()]
         await self.presenter.load(restored)

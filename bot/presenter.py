@@ -30,6 +30,7 @@ import discord
 
 from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry
+from bot.ratings import Change
 from bot.rendering import Rendered, Selection, render_private, render_table
 from bot.storage import MessageRef
 from tables.outcome import Outcome, Snapshot
@@ -172,6 +173,8 @@ class Presenter:
         self.sleep = sleep
         self.clock = clock
         self.tables: dict[str, _TableState] = {}
+        # Each ended table's rating changes, seat by seat, as the table store keeps them.
+        self.rating_changes: dict[str, tuple[Change, ...]] = {}
         # Each member's own language, as their last interaction said: their private views
         # speak it (the table's language until they have been heard from).
         self.member_locales: dict[int, str] = {}
@@ -256,7 +259,7 @@ class Presenter:
         state = self._state(snapshot)
         if snapshot.version >= state.latest.version:
             state.latest = snapshot
-        rendered = render_table(self._shown(snapshot), self.locale(snapshot), self.game_name)
+        rendered = self._render_table(snapshot)
         clicked_table = (
             edit
             and interaction.message is not None
@@ -378,7 +381,7 @@ class Presenter:
         if state is None or state.message is None or ("table",) in state.answering:
             return False
         snapshot = state.latest
-        rendered = render_table(self._shown(snapshot), self.locale(snapshot), self.game_name)
+        rendered = self._render_table(snapshot)
         mark = rendered.fingerprint()
         if state.mark == mark:
             self._drop_if_closed(state)
@@ -443,6 +446,15 @@ class Presenter:
             id=snapshot.id,
             channel=getattr(channel, "name", snapshot.channel_id),
             guild=guild.name if guild else snapshot.guild_id,
+        )
+
+    def _render_table(self, snapshot: Snapshot) -> Rendered:
+        """Draw a table message in the table's language, with its game's rating changes."""
+        return render_table(
+            self._shown(snapshot),
+            self.locale(snapshot),
+            self.game_name,
+            self.rating_changes.get(snapshot.id, ()),
         )
 
     def _shown(self, snapshot: Snapshot, in_channel: bool = True) -> Snapshot:
@@ -710,13 +722,7 @@ class Presenter:
         snapshot = state.latest
         if snapshot.open or state.answering:
             return
-        if (
-            state.message is not None
-            and state.mark
-            != render_table(
-                self._shown(snapshot), self.locale(snapshot), self.game_name
-            ).fingerprint()
-        ):
+        if state.message is not None and state.mark != self._render_table(snapshot).fingerprint():
             return
         for seat in snapshot.humans() if snapshot.public is not None else []:
             private = state.private.get(seat)
@@ -729,6 +735,7 @@ class Presenter:
             if not (dm_done and eph_done):
                 return
         self.tables.pop(snapshot.id, None)
+        self.rating_changes.pop(snapshot.id, None)
         if self.store is not None:
             self._spawn(self.store.forget_message_refs(snapshot.id))
 

@@ -27,6 +27,7 @@ from bot.components import (
 )
 from bot.i18n import t, tn
 from bot.pictures import Picture, hand_picture, table_picture
+from bot.ratings import Change
 from bot.words import (
     card_text,
     cards_text,
@@ -36,6 +37,7 @@ from bot.words import (
     note_text,
     pile_text,
     play_label,
+    rating_line,
     rules_summary,
     seat_name,
     some_cards_text,
@@ -125,9 +127,14 @@ def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: boo
 # ---------------------------------------------------------------------- the table message
 
 
-def render_table(snapshot: Snapshot, locale: str, game: str = "Shithead") -> Rendered:
-    """Draw the table message: seats, pile, turn, counts, the last moves, the result."""
-    embed = table_embed(snapshot, locale, game)
+def render_table(
+    snapshot: Snapshot, locale: str, game: str = "Shithead", ratings: Sequence[Change] = ()
+) -> Rendered:
+    """Draw the table message: seats, pile, turn, counts, the last moves, the result.
+
+    `ratings` are the game's rating changes, seat by seat, once it is over and rated.
+    """
+    embed = table_embed(snapshot, locale, game, ratings)
     picture = table_picture(snapshot, locale) if snapshot.pictures else None
     if picture is None:
         return Rendered((embed,), table_components(snapshot, locale))
@@ -136,7 +143,9 @@ def render_table(snapshot: Snapshot, locale: str, game: str = "Shithead") -> Ren
     return Rendered((embed,), table_components(snapshot, locale), (picture,))
 
 
-def table_embed(snapshot: Snapshot, locale: str, game: str = "Shithead") -> discord.Embed:
+def table_embed(
+    snapshot: Snapshot, locale: str, game: str = "Shithead", ratings: Sequence[Change] = ()
+) -> discord.Embed:
     """Draw the table message's embed; `game` is what the server calls the game."""
     title = t("{game} table {id}", locale, game=game, id=snapshot.id)
     embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
@@ -184,6 +193,11 @@ def table_embed(snapshot: Snapshot, locale: str, game: str = "Shithead") -> disc
         if view.loser is not None:
             result += "\n" + t("💩 Shithead: {name}", locale, name=seat_names[view.loser])
         add(embed, t("Result", locale), result or "—", locale, inline=False)
+        if ratings:
+            changes = [
+                rating_line(seat_names[seat], change, locale) for seat, change in enumerate(ratings)
+            ]
+            add(embed, t("Ratings", locale), "\n".join(changes), locale, inline=False)
     if log:
         add(embed, t("Last moves", locale), "\n".join(log), locale, inline=False)
     return embed

@@ -284,19 +284,19 @@ class Storage:
             ),
         )
 
-    async def finish_table(self, table: StoredTable, record: GameRecord | None) -> None:
+    async def finish_table(self, table: StoredTable, record: GameRecord | None) -> int | None:
         """Record a finished game (if it has a result) and keep the table's final state as ended.
 
-        Both or neither: a game is never recorded twice, nor its ending lost.
+        Both or neither: a game is never recorded twice, nor its ending lost. Give the game's id.
         """
         async with self._transaction() as db:
-            if record is not None:
-                await self._insert_game(db, record)
+            game_id = None if record is None else await self._insert_game(db, record)
             await self._upsert_table(db, table)
             await db.execute(
                 "UPDATE running_tables SET ended_at = ? WHERE table_id = ?",
                 (_now(), table.table_id),
             )
+        return game_id
 
     async def delete_table(self, table_id: str) -> None:
         """Forget a table."""

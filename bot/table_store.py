@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bot.rating_store import RatingStore
+from bot.ratings import Change
 from bot.storage import GameRecord, PlayerRecord, Storage, StoredTable
 from engine.rules import rules_to_json
 from engine.views import table_view
 from tables.model import Table
 from tables.ports import StoredState
+
+log = logging.getLogger(__name__)
 
 
 def record_time(moment: float) -> datetime:
@@ -35,10 +42,18 @@ ENDED_KEPT = timedelta(days=1)
 
 
 class StorageTableStore:
-    """Save running tables, record finished games, restore tables at start."""
+    """Save running tables, record and rate finished games, restore tables at start.
 
-    def __init__(self, storage: Storage) -> None:
+    `rating_changes` holds each ended table's rating changes, seat by seat, for its game-over
+    message: the presenter reads the same dict.
+    """
+
+    def __init__(
+        self, storage: Storage, rating_changes: dict[str, tuple[Change, ...]] | None = None
+    ) -> None:
         self.storage = storage
+        self.ratings = RatingStore(storage)
+        self.rating_changes = {} if rating_changes is None else rating_changes
 
     async def save(self, table: Table, state: dict[str, Any]) -> None:
         """Write a running table."""
@@ -49,7 +64,20 @@ class StorageTableStore:
     async def end(self, table: Table, state: dict[str, Any]) -> None:
         """Record a finished game (if it has a result) and keep the final state, in one go."""
         stored = StoredTable(table.id, table.guild_id, table.channel_id, state)
-        await self.storage.finish_table(stored, self.record(table))
+        game_id = await self.storage.finish_table(stored, self.record(table))
+        if game_id is not None:
+            await self._rate(table.id, game_id)
+
+    async def _rate(self, table_id: str, game_id: int) -> None:
+        """Rate the game just recorded (and any left unrated) and keep its rating changes.
+
+        The game is recorded either way: one left unrated is rated when the bot next starts.
+        """
+        try:
+            await self.ratings.rate_unrated()
+            self.rating_changes[table_id] = tuple(await self.ratings.game_changes(game_id))
+        except sqlite3.Error:
+            log.exception("table %s: game %d stays unrated until the next start", table_id, game_id)
 
     def record(self, table: Table) -> GameRecord | None:
         """Say what the leaderboard keeps of a game that ended with a result."""
@@ -84,11 +112,26 @@ class StorageTableStore:
         return [StoredState(row.table_id, row.text) for row in await self.storage.running_tables()]
 
     async def load_ended(self) -> list[StoredState]:
-        """Read the tables that ended within the last day; forget older ones."""
+        """Read the tables that ended within a day, and their rating changes; forget older ones."""
         since = datetime.now(UTC) - ENDED_KEPT
-        return [
-            StoredState(row.table_id, row.text) for row in await self.storage.ended_tables(since)
-        ]
+        rows = await self.storage.ended_tables(since)
+        for row in rows:
+            await self._find_changes(row.text)
+        return [StoredState(row.table_id, row.text) for row in rows]
+
+    async def _find_changes(self, text: str) -> None:
+        """Find an ended table's recorded game, by where and when it ended, and its changes."""
+        try:
+            table = Table.from_json(json.loads(text))
+        except ValueError:
+            return  # the core sets an unreadable table aside
+        if table.ended_at is None:
+            return
+        game_id = await self.ratings.game_at(
+            table.guild_id, table.channel_id, record_time(table.ended_at)
+        )
+        if game_id is not None:
+            self.rating_changes[table.id] = tuple(await self.ratings.game_changes(game_id))
 
     async def mark_unreadable(self, table_id: str, reason: str) -> None:
         """Set an unreadable table aside so start-up skips it."""

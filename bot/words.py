@@ -9,8 +9,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import discord
+from babel.numbers import format_decimal
 
 from bot.i18n import t, tn
+from bot.ratings import Change, Rating
 from engine.actions import Flip, PickUp, Play, PlayStock
 from engine.cards import JOKER, Card, parse_card, parse_rank, rank_name
 from engine.errors import ErrorCode
@@ -371,3 +373,25 @@ def rules_summary(rules: RuleSet, preset: str, locale: str) -> str:
     if chosen:
         lines.append(t("Also: {extras}", locale, extras=", ".join(chosen)))
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- skill ratings
+
+
+def rating_text(rating: Rating, locale: str) -> str:
+    """Show the rating players see (the conservative mu - 3·sigma) to one decimal: "12.3"."""
+    return str(format_decimal(rating.ordinal, "0.0", locale=locale))
+
+
+def rating_change_text(delta: float, locale: str) -> str:
+    """Show how far a rating moved, signed to one decimal: "+1.2", "-0.4", "±0.0"."""
+    shown = round(delta, 1)
+    if shown == 0:  # -0.0 too
+        return "±" + str(format_decimal(0, "0.0", locale=locale))
+    return str(format_decimal(shown, "+0.0;-0.0", locale=locale))
+
+
+def rating_line(name: str, change: Change, locale: str) -> str:
+    """Show one player's rating change in a game: "Ana: 3.1 → 5.0 (+1.9)"."""
+    before, after = rating_text(change.before, locale), rating_text(change.after, locale)
+    return f"{name}: {before} → {after} ({rating_change_text(change.delta, locale)})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
@@ -12,22 +13,29 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot._leaderboard import (
+    BYS,
     MIN_GAMES_FOR_RATE,
     ORDERS,
     PERIODS,
+    By,
     Order,
     Period,
+    by_rating,
     computer_lines,
     member_stats,
     page_count,
     page_lines,
     ranked,
+    rating_computer_lines,
+    rating_page_lines,
     since,
 )
 from bot.answers import locale_of
-from bot.i18n import t
+from bot.i18n import t, tn
+from bot.rating_store import RatingStore
+from bot.ratings import TREND_GAMES, Change, trend
 from bot.storage import PlayedGame, Storage
-from bot.words import plain
+from bot.words import plain, rating_change_text, rating_text
 
 # Source texts: translated with t() in messages and by the command translator in menus.
 PERIOD_NAMES: dict[Period, str] = {"all": "all time", "30d": "last 30 days"}
@@ -36,6 +44,9 @@ ORDER_NAMES: dict[Order, str] = {
     "loss_rate": "loss rate",
     "games": "games played",
 }
+BY_NAMES: dict[By, str] = {"losses": "losses", "rating": "skill rating"}
+# A page button of the ratings board carries this in place of an order.
+RATING_PAGES = "rating"
 
 if TYPE_CHECKING:
     from bot.client import ShitheadBot
@@ -58,9 +69,16 @@ def storage_of(interaction: discord.Interaction) -> Storage:
 
 
 async def leaderboard_page(
-    storage: Storage, guild: discord.Guild, period: Period, order: Order, page: int, locale: str
+    storage: Storage,
+    guild: discord.Guild,
+    period: Period,
+    order: Order | None,
+    page: int,
+    locale: str,
 ) -> tuple[discord.Embed, discord.ui.View]:
-    """Build one page of a server's leaderboard with its paging buttons."""
+    """Build one page of a server's leaderboard with its paging buttons (no order: ratings)."""
+    if order is None:
+        return await ratings_page(storage, guild, period, page, locale)
     rows = await storage.leaderboard(guild.id, since(period, datetime.now(UTC)))
     people = ranked(rows, order)
     pages = page_count(len(people))
@@ -90,10 +108,50 @@ async def leaderboard_page(
             minimum=MIN_GAMES_FOR_RATE,
         )
     )
+    return embed, page_buttons(period, order, page, pages)
+
+
+async def ratings_page(
+    storage: Storage, guild: discord.Guild, period: Period, page: int, locale: str
+) -> tuple[discord.Embed, discord.ui.View]:
+    """Build one page of a server's skill ratings with its paging buttons."""
+    rows = await RatingStore(storage).standings(guild.id, since(period, datetime.now(UTC)))
+    people = by_rating(rows)
+    pages = page_count(len(people))
+    page = min(max(page, 0), pages - 1)
+    lines = rating_page_lines(people, page, locale) or [t("No games recorded yet.", locale)]
+    embed = discord.Embed(
+        title=t(
+            "Skill ratings of {guild}: {period}",
+            locale,
+            guild=plain(guild.name),
+            period=t(PERIOD_NAMES[period], locale),
+        ),
+        description="\n".join(lines),
+    )
+    bots = rating_computer_lines(rows, locale)
+    if bots:
+        embed.add_field(
+            name=t("Computer players", locale), value="\n".join(bots)[:1024], inline=False
+        )
+    embed.set_footer(
+        text=t(
+            "Page {page} of {pages}. A rating is skill minus three times its uncertainty: "
+            "it grows as the games show how good a player is.",
+            locale,
+            page=page + 1,
+            pages=pages,
+        )
+    )
+    return embed, page_buttons(period, None, page, pages)
+
+
+def page_buttons(period: Period, order: Order | None, page: int, pages: int) -> discord.ui.View:
+    """The buttons to the previous and the next page."""
     view = discord.ui.View(timeout=None)
     view.add_item(PageButton(period, order, page - 1, "prev", disabled=page == 0))
     view.add_item(PageButton(period, order, page + 1, "next", disabled=page >= pages - 1))
-    return embed, view
+    return view
 
 
 class PageButton(
@@ -103,12 +161,12 @@ class PageButton(
     """A leaderboard page button; its custom_id says everything, so it outlives restarts."""
 
     def __init__(
-        self, period: Period, order: Order, page: int, way: str, *, disabled: bool = False
+        self, period: Period, order: Order | None, page: int, way: str, *, disabled: bool = False
     ) -> None:
         super().__init__(
             discord.ui.Button(
                 label="◀" if way == "prev" else "▶",
-                custom_id=f"lb:{period}:{order}:{page}:{way}",
+                custom_id=f"lb:{period}:{order or RATING_PAGES}:{page}:{way}",
                 disabled=disabled,
             )
         )
@@ -119,8 +177,10 @@ class PageButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> PageButton:
         """Rebuild the button from its custom_id."""
-        order = match["order"] if match["order"] in ORDERS else "shithead"
         period, page, way = cast(Period, match["period"]), int(match["page"]), match["way"]
+        if match["order"] == RATING_PAGES:
+            return cls(period, None, page, way)
+        order = match["order"] if match["order"] in ORDERS else "shithead"
         return cls(period, cast(Order, order), page, way)
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -191,28 +251,36 @@ class Records(commands.Cog):
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
+        self.ratings = RatingStore(storage)
 
     @app_commands.command(
         name="leaderboard", description=locale_str("Show this server's hall of shame")
     )
     @app_commands.describe(
-        period=locale_str("Which games count"), order=locale_str("What to rank by")
+        period=locale_str("Which games count"),
+        order=locale_str("What to rank by"),
+        by=locale_str("Losses (the hall of shame) or skill ratings"),
     )
     @app_commands.choices(
         period=[app_commands.Choice(name=locale_str(PERIOD_NAMES[p]), value=p) for p in PERIODS],
         order=[app_commands.Choice(name=locale_str(ORDER_NAMES[o]), value=o) for o in ORDERS],
+        by=[app_commands.Choice(name=locale_str(BY_NAMES[b]), value=b) for b in BYS],
     )
     @app_commands.guild_only()
     async def leaderboard(
-        self, interaction: discord.Interaction, period: str = "all", order: str = "shithead"
+        self,
+        interaction: discord.Interaction,
+        period: str = "all",
+        order: str = "shithead",
+        by: str = "losses",
     ) -> None:
-        """Show the first page of the leaderboard."""
+        """Show the first page of the leaderboard: losses in an order, or ratings."""
         assert interaction.guild is not None
         embed, view = await leaderboard_page(
             self.storage,
             interaction.guild,
             cast(Period, period),
-            cast(Order, order),
+            None if by == "rating" else cast(Order, order),
             0,
             locale_of(interaction),
         )
@@ -226,12 +294,13 @@ class Records(commands.Cog):
     async def stats(
         self, interaction: discord.Interaction, member: discord.User | None = None
     ) -> None:
-        """Show a member's games, losses, streaks and favourite preset."""
+        """Show a member's games, losses, streaks, favourite preset and rating."""
         assert interaction.guild_id is not None
         who = member or interaction.user
         games = await self.storage.played_games(interaction.guild_id, who.id)
+        ratings = await self.ratings.member_history(interaction.guild_id, who.id)
         await interaction.response.send_message(
-            embed=stats_embed(who.display_name, games, locale_of(interaction))
+            embed=stats_embed(who.display_name, games, locale_of(interaction), ratings)
         )
 
 
@@ -241,8 +310,13 @@ async def setup(bot: ShitheadBot) -> None:
     await bot.add_cog(Records(bot.require_storage()))
 
 
-def stats_embed(name: str, games: list[PlayedGame], locale: str) -> discord.Embed:
-    """Show a member's games, losses, loss rate, streaks and favourite preset."""
+def stats_embed(
+    name: str, games: list[PlayedGame], locale: str, ratings: Sequence[Change] = ()
+) -> discord.Embed:
+    """Show a member's games, losses, loss rate, streaks, favourite preset and rating.
+
+    `ratings` are the member's rating changes on the server, oldest first.
+    """
     record = member_stats(games)
     embed = discord.Embed(title=t("{name}'s record", locale, name=plain(name)))
     if record.games == 0:
@@ -257,6 +331,17 @@ def stats_embed(name: str, games: list[PlayedGame], locale: str) -> discord.Embe
         (t("Favourite preset", locale), record.favourite_preset or "–"),
     ):
         embed.add_field(name=field, value=value)
+    if ratings:
+        recent = min(len(ratings), TREND_GAMES)
+        for field, value in (
+            (t("Rating", locale), rating_text(ratings[-1].after, locale)),
+            (t("Change in the last game", locale), rating_change_text(ratings[-1].delta, locale)),
+            (
+                tn("Trend over the last game", "Trend over the last {count} games", recent, locale),
+                rating_change_text(trend(ratings), locale),
+            ),
+        ):
+            embed.add_field(name=field, value=value)
     return embed
 
 

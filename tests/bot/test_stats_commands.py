@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bot.rating_store import RatingStore
 from bot.storage import GameRecord, PlayerRecord, Storage
+from bot.words import rating_change_text, rating_text
 from sandbox.driver import Driver
 from tests.bot.commands_bot import bot, driver, sandbox, storage
 
@@ -141,3 +143,48 @@ async def test_forget_me_asks_then_deletes_only_that_member(
     assert [r.name for r in await storage.leaderboard(guild)] == ["mod"]
     stats = await driver.command("ann", "general", "stats")
     assert stats["response"]["embeds"][0]["description"] == "No games recorded on this server."
+
+
+async def test_leaderboard_by_rating_and_stats_show_ratings(
+    driver: Driver, storage: Storage
+) -> None:
+    guild, users = _ids(driver)
+    ann, mod = (users["ann"], "ann"), (users["mod"], "mod")
+    for _ in range(3):
+        await _play(storage, guild, mod, ann)
+    await _play(storage, guild, ann, mod)
+    await _play(storage, guild, (0, "Computer 1 (expert)"), ann, bot=True)
+    for i in range(12):  # fill a second page: each guest lost once to mod
+        await _play(storage, guild, (1000 + i, f"guest{i:02d}"), mod)
+    ratings = RatingStore(storage)
+    assert await ratings.rate_unrated() == 17
+    standings = {row.identity: row for row in await ratings.standings(guild)}
+
+    result = await driver.command("ann", "general", "leaderboard", {"by": "rating"})
+    message = result["response"]
+    embed = message["embeds"][0]
+    assert embed["title"] == "Skill ratings of Sandbox: all time"
+    lines = embed["description"].splitlines()
+    assert len(lines) == 10
+    best = max((r for r in standings.values() if not r.is_bot), key=lambda r: r.rating.ordinal)
+    assert lines[0].startswith(f"1. **{best.name}**: rating {rating_text(best.rating, 'en')} (")
+    assert embed["fields"][0]["value"].startswith("1. **Computer (expert)**: rating ")
+    assert embed["footer"]["text"].startswith("Page 1 of 2. A rating is skill minus three")
+    turned = await driver.click("mod", message["id"], _buttons(message)["▶"]["custom_id"])
+    page = turned["response"]["embeds"][0]
+    assert page["title"].startswith("Skill ratings of")
+    assert page["description"].splitlines()[0].startswith("11. **")
+
+    mine = await driver.command("ann", "general", "stats")
+    fields = {f["name"]: f["value"] for f in mine["response"]["embeds"][0]["fields"]}
+    history = await ratings.member_history(guild, users["ann"])
+    assert len(history) == 5
+    assert fields["Rating"] == rating_text(history[-1].after, "en")
+    assert fields["Change in the last game"] == rating_change_text(history[-1].delta, "en")
+    assert fields["Trend over the last 5 games"] == rating_change_text(
+        history[-1].after.ordinal, "en"
+    )
+    assert fields["Games"] == "5"  # the record fields stay as they were
+
+    shame = await driver.command("ann", "general", "leaderboard")
+    assert shame["response"]["embeds"][0]["title"].startswith("Hall of shame of")

@@ -1,0 +1,214 @@
+"""Ratings in SQLite: games rated in order, read back, and recomputed exactly from the games."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.rating_store import RatingStore
+from bot.ratings import NEWCOMER, Change, Seat, main, replay
+from bot.storage import GameRecord, PlayerRecord, Storage, load_migrations
+from bot.table_store import StorageTableStore
+from tables.intents import Leave
+from tests.bot.test_table_store import Services, clock, database, playing, services
+from tests.tables.test_service import ANA, BEN, CID
+
+__all__ = ["clock", "database", "services"]
+
+START = datetime(2024, 5, 1, 12, tzinfo=UTC)
+ANN, BO, CY = (10, "ann"), (11, "bo"), (12, "cy")
+
+
+def human(who: tuple[int, str], place: int | None, loser: bool = False) -> PlayerRecord:
+    return PlayerRecord(who[0], who[1], False, place, loser)
+
+
+def computer(number: int, level: str, place: int | None, loser: bool = False) -> PlayerRecord:
+    return PlayerRecord(0, f"Computer {number} ({level})", True, place, loser)
+
+
+def game(guild: int, minutes: int, *players: PlayerRecord, reason: str = "out") -> GameRecord:
+    ended = START + timedelta(minutes=minutes)
+    return GameRecord(guild, 2, "classic", {}, ended, ended, 30, reason, list(players))
+
+
+# A series as the table store records it: places in loser mode, a winner-mode game (only the
+# winner placed: the others tie), a leaver (the Shithead, the rest placed by fewest cards), two
+# computers of one level at one table, and another server.
+SERIES = [
+    game(1, 1, human(ANN, 1), human(BO, 2), human(CY, None, True)),
+    game(1, 2, human(BO, 1), human(ANN, None), human(CY, None)),
+    game(1, 3, human(CY, 1), human(ANN, None, True), human(BO, 2), reason="resigned"),
+    game(1, 4, computer(1, "basic", 1), human(ANN, 2), computer(2, "basic", None, True)),
+    game(9, 5, human(ANN, None, True), human(BO, 1)),
+    game(1, 6, human(ANN, 1), computer(1, "expert", 2), human(BO, None, True)),
+]
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
+    opened = await Storage.open(tmp_path / "bot.sqlite3")
+    yield opened
+    await opened.close()
+
+
+async def play(storage: Storage, *games: GameRecord) -> None:
+    """Record games one by one and rate each as the bot does when a game ends."""
+    ratings = RatingStore(storage)
+    for each in games:
+        await storage.record_game(each)
+        assert await ratings.rate_unrated() == 1
+
+
+async def test_stored_ratings_are_the_recomputed_ones_after_a_series(storage: Storage) -> None:
+    await play(storage, *SERIES)
+    ratings = RatingStore(storage)
+    found = await ratings.recompute(write=False)
+    assert (found.games, found.seats, found.differing, found.unrated) == (6, 17, 0, 0)
+    assert (found.largest, found.players, found.agrees) == (0.0, 0, True)
+
+    # The same games through the maths alone, server 1 only.
+    alone = rated(
+        [Seat("ann", 1), Seat("bo", 2), Seat("cy", 3)],
+        [Seat("bo", 1), Seat("ann", 2), Seat("cy", 2)],
+        [Seat("cy", 1), Seat("ann", 3), Seat("bo", 2)],
+        [Seat("basic", 1), Seat("ann", 2), Seat("basic", 3)],
+        [Seat("ann", 1), Seat("expert", 2), Seat("bo", 3)],
+    )
+    rows = {row.identity: row for row in await ratings.standings(1)}
+    assert rows["member:10"].rating == alone[4][0].after
+    assert rows["member:10"].games == 5
+    assert rows["member:11"].rating == alone[4][2].after
+    assert rows["member:12"].rating == alone[2][0].after
+    assert rows["computer:basic"].rating == alone[3][0].after == alone[3][2].after
+    assert rows["computer:basic"].games == 1  # two seats of one game
+    assert rows["computer:expert"].last_change.before == NEWCOMER
+    ann_seats = [(0, 0), (1, 1), (2, 1), (3, 1), (4, 0)]
+    history = await ratings.member_history(1, ANN[0])
+    assert history == [alone[game][seat] for game, seat in ann_seats]
+    # Another server rates its members apart.
+    elsewhere = await ratings.member_history(9, ANN[0])
+    assert len(elsewhere) == 1 and elsewhere[0].before == NEWCOMER
+
+
+def rated(*games: list[Seat]) -> list[list[Change]]:
+    return replay(games)
+
+
+async def test_only_unrated_games_are_rated_and_a_game_is_found_by_its_end(
+    storage: Storage,
+) -> None:
+    ratings = RatingStore(storage)
+    assert await ratings.rate_unrated() == 0
+    first = await storage.record_game(SERIES[0])
+    second = await storage.record_game(SERIES[1])
+    assert await ratings.game_changes(first) == []
+    assert await ratings.rate_unrated() == 2
+    assert await ratings.rate_unrated() == 0
+    changes = await ratings.game_changes(second)
+    assert (
+        changes
+        == rated(
+            [Seat("ann", 1), Seat("bo", 2), Seat("cy", 3)],
+            [Seat("bo", 1), Seat("ann", 2), Seat("cy", 2)],
+        )[1]
+    )
+    assert await ratings.game_at(1, 2, START + timedelta(minutes=2)) == second
+    assert await ratings.game_at(1, 2, START + timedelta(minutes=3)) is None
+    assert await ratings.game_at(1, 3, START + timedelta(minutes=2)) is None
+
+
+async def test_the_period_keeps_players_who_played_in_it(storage: Storage) -> None:
+    await play(storage, *SERIES)
+    recent = await RatingStore(storage).standings(1, since=START + timedelta(minutes=4))
+    assert sorted(row.identity for row in recent) == [
+        "computer:basic",
+        "computer:expert",
+        "member:10",
+        "member:11",
+    ]
+
+
+async def test_a_forgotten_member_has_no_rating_left(storage: Storage) -> None:
+    await play(storage, *SERIES[:2])
+    await storage.forget_member(ANN[0])
+    ratings = RatingStore(storage)
+    assert "member:10" not in {row.identity for row in await ratings.standings(1)}
+    assert await ratings.member_history(1, ANN[0]) == []
+    # The forgotten seats stay in the games; a new game is rated on.
+    await play(storage, game(1, 10, human(BO, 1), human(CY, None, True)))
+    assert (await ratings.standings(1))[0].games == 3
+
+
+async def test_recompute_finds_and_repairs_a_wrong_rating(
+    storage: Storage, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await play(storage, *SERIES)
+    before = await RatingStore(storage).standings(1)
+    await storage._db.execute(
+        "UPDATE seat_ratings SET mu = mu + 0.5 WHERE game_id = 2 AND seat = 0"
+    )
+    await storage._db.execute("DELETE FROM player_ratings WHERE who = 'member:12'")
+    path = tmp_path / "bot.sqlite3"
+
+    assert await asyncio.to_thread(main, ["recompute", "--database", str(path), "--check"]) == 1
+    assert capsys.readouterr().out == (
+        "6 games, 17 seats rated again from nothing; stored ratings that differed: 1 "
+        "(largest difference 0.5), seats not rated yet: 0, players' latest ratings that "
+        "differed: 1.\n"
+    )
+    assert await asyncio.to_thread(main, ["recompute", "--database", str(path)]) == 0
+    assert capsys.readouterr().out.endswith("; stored the derived ratings.\n")
+    assert await asyncio.to_thread(main, ["recompute", "--database", str(path), "--check"]) == 0
+    found = await RatingStore(storage).recompute(write=False)
+    assert found.agrees
+    assert sorted(await RatingStore(storage).standings(1), key=str) == sorted(before, key=str)
+
+
+@pytest.mark.parametrize("start", range(1, 8))
+async def test_games_recorded_before_ratings_are_all_rated_after_the_upgrade(
+    tmp_path: Path, start: int
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = await Storage.open(path, migrations=load_migrations()[:start])
+    for each in SERIES:
+        await old.record_game(each)
+    await old.close()
+
+    storage = await Storage.open(path)
+    try:
+        ratings = RatingStore(storage)
+        assert await ratings.standings(1) == []
+        assert await ratings.rate_unrated() == 6
+        found = await ratings.recompute(write=False)
+        assert (found.games, found.agrees) == (6, True)
+        async with storage._db.execute("SELECT COUNT(*) FROM games") as cursor:
+            assert await cursor.fetchone() == (6,)
+    finally:
+        await storage.close()
+
+
+async def test_a_game_that_ends_is_rated_and_its_changes_kept_for_its_end_message(
+    storage: Storage, services: Services
+) -> None:
+    service = services(storage, None)
+    table = await playing(service)
+    await service.submit(table.id, BEN, Leave())
+    assert isinstance(service.store, StorageTableStore)
+    # Ana and Cid placed by fewest cards, Ben (who left) the Shithead.
+    places = [(await storage.played_games(10, p.user_id))[0].place for p in (ANA, BEN, CID)]
+    order = {1: 1, None: 3, 2: 2}
+    expected = rated(
+        [Seat(p.name, order[place]) for p, place in zip((ANA, BEN, CID), places, strict=True)]
+    )[0]
+    assert service.store.rating_changes == {table.id: tuple(expected)}
+
+    # A restarted bot finds them again for the ended table it redraws.
+    fresh = services(storage, None)
+    await fresh.restore()
+    assert isinstance(fresh.store, StorageTableStore)
+    assert fresh.store.rating_changes == {table.id: tuple(expected)}
