@@ -135,6 +135,7 @@ function renderEmbed(message, embed) {
     if (src) {
       const figure = element("div", "embed-image");
       const img = element("img");
+      keepInSight(img);
       img.src = src;
       img.alt = key;
       figure.append(img);
@@ -290,6 +291,7 @@ function renderMessage(message) {
     if (inEmbeds.has(name)) return;
     const box = element("div", "attachment");
     const img = element("img");
+    keepInSight(img);
     img.src = message.attachment_urls[i];
     img.alt = name;
     box.append(img);
@@ -312,9 +314,20 @@ function renderMessage(message) {
   return node;
 }
 
+function atBottom(list) {
+  return list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+}
+
+// A picture that loads later keeps the newest message in sight, as long as it was.
+function keepInSight(img) {
+  const list = $("messages");
+  const stick = atBottom(list);
+  img.addEventListener("load", () => { if (stick) list.scrollTop = list.scrollHeight; });
+}
+
 function renderMessages(messages) {
   const list = $("messages");
-  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  const stick = atBottom(list);
   const shown = messages.filter((m) => !state.dismissed.has(m.id));
   const keep = new Set(shown.map((m) => m.id));
   for (const [id, entry] of state.rendered) {
@@ -340,7 +353,7 @@ function renderMessages(messages) {
     previous = entry.element;
   }
   if (!shown.length) list.append(element("div", "empty", emptyText()));
-  if (atBottom) list.scrollTop = list.scrollHeight;
+  if (stick) list.scrollTop = list.scrollHeight;
 }
 
 function emptyText() {
@@ -619,7 +632,8 @@ function suggest() {
     return;
   }
   if (!parsed.focused) {
-    showSuggestions(`/${parsed.command.path}`, optionItems(parsed, text), false);
+    // Enter takes a partly typed option's name; after a complete value it sends the command.
+    showSuggestions(`/${parsed.command.path}`, optionItems(parsed, text), Boolean(parsed.stray));
     return;
   }
   const option = parsed.command.options.find((o) => o.name === parsed.focused);
