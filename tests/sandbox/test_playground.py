@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
 
 import aiohttp
 import pytest
 
 from sandbox.playground import is_loopback
 from sandbox.server import Sandbox
+from tests.bot.test_lifecycle import child_env
 from tests.sandbox.contract_bot import ContractBot
 
 PAGES = ["/", "/playground/app.js", "/playground/style.css", "/playground/commands"]
@@ -114,3 +121,25 @@ async def test_commands_give_their_option_schemas(sandbox: Sandbox, bot: Contrac
         name for names in synced.values() for name in names
     )
     assert all("options" in c and c["type"] == 1 for c in commands)
+
+
+def test_the_sandbox_run_prints_the_playground_first(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "--sandbox-port", "0"],
+        cwd=tmp_path,
+        env=child_env(TMPDIR=str(tmp_path)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        found = re.fullmatch(r"Play in your browser: (http://127\.0\.0\.1:\d+/)\n", first)
+        assert found, first
+        with urllib.request.urlopen(found[1], timeout=10) as page:
+            assert "<title>Shithead playground</title>" in page.read().decode()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
