@@ -213,7 +213,7 @@ function renderSelect(message, component) {
     if (!menu) return;
     menu.remove();
     menu = null;
-    node.classList.remove("open");
+    node.classList.remove("open", "up");
     document.removeEventListener("mousedown", outside);
     if (submit && high > 1 && chosen.size >= low) {
       send(message.id, { type: "select", message: message.id, custom_id: component.custom_id, values: [...chosen] });
@@ -252,6 +252,8 @@ function renderSelect(message, component) {
     }
     node.append(menu);
     node.classList.add("open");
+    // Like Discord's, a menu without room below the box opens upwards.
+    if (menu.getBoundingClientRect().bottom > $("messages").getBoundingClientRect().bottom) node.classList.add("up");
     document.addEventListener("mousedown", outside);
   });
   return node;

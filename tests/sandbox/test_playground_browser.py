@@ -426,3 +426,87 @@ async def test_a_member_with_closed_dms_plays_by_ephemeral_messages(
     await game_over_shown(dan)
     await screens.take(dan, "dan-game-over")
     assert tabs.errors == []
+
+
+async def test_a_preset_from_the_options_choices_and_a_menu_of_several_values(
+    bot: ShitheadBot, sandbox: Sandbox, tabs: Tabs, screens: Screens
+) -> None:
+    ana = await tabs.open()
+    await join_as(ana, "ana")
+    await ana.click("#box")
+    await ana.keyboard.type("/shithead create pre", delay=5)
+    await ana.keyboard.press("Enter")  # the option's name
+    await ana.keyboard.type("choose", delay=5)
+    offered = ana.locator(".suggestion .name", has_text=re.compile("^choose-deal$"))
+    await offered.wait_for()
+    await screens.take(ana, "preset-choices")
+    await offered.click()
+    assert await ana.input_value("#box") == "/shithead create preset:choose-deal "
+    await ana.keyboard.press("Enter")
+    lobby, table_id = await lobby_of(ana)
+    assert "players choose their face-up cards" in await lobby.inner_text()
+    await button(lobby, "addbot:0").click()
+    await lobby.locator(".embed-field-value", has_text="2. Computer").wait_for()
+    await button(lobby, "start").click()
+    await open_view(ana, "@dm")
+    table = table_of(bot, table_id)
+    view = private_view(ana, table, 0)
+    await view.wait_for(timeout=WAIT)
+    menu = view.locator('.select[data-custom-id*=":choose"]')
+    await menu.locator(".select-box").click()
+    await ana.locator(".select-hint", has_text="Choose 3").wait_for()
+    options = menu.locator(".select-option")
+    labels = await options.locator(".label").all_inner_texts()
+    assert len(labels) == 6
+    for index in (0, 2, 5, 4):  # a fourth is more than the menu takes: it stays unticked
+        await options.nth(index).click()
+    assert await menu.locator(".select-option.chosen").count() == 3
+    await screens.take(ana, "choosing-three")
+    await ana.click("#title")  # closing the menu sends the three
+    picked = " ".join(labels[i] for i in (0, 2, 5))
+    face_up = ana.locator(".embed-field-name", has_text="Face-up").locator("xpath=..")
+    await face_up.locator(".embed-field-value", has_text=picked).wait_for(timeout=WAIT)
+    game = table.game
+    assert game is not None
+    assert [card_text(stack[0]) for stack in game.face_up[0]] == picked.split()
+    assert tabs.errors == []
+
+
+async def test_the_page_renders_discord_markdown_and_components(
+    sandbox: Sandbox, tabs: Tabs
+) -> None:
+    page = await tabs.open()
+    await join_as(page, "ana")
+    ana = next(u for u in sandbox.driver.state()["users"] if u["name"] == "ana")
+    rendered = {
+        "**bold** *it* _it_ __under__ ~~gone~~": (
+            "<strong>bold</strong> <em>it</em> <em>it</em> <u>under</u> <s>gone</s>"
+        ),
+        "`**not bold**` <b>": "<code>**not bold**</code> &lt;b&gt;",
+        f"<@{ana['id']}>, it's your turn": '<span class="mention">@ana</span>, it&#39;s your turn',
+        "> quoted\nnext": "<blockquote>quoted</blockquote>next",
+        "-# small print": '<span class="subtext">small print</span>',
+    }
+    for text, html in rendered.items():
+        assert await page.evaluate("text => markdown(text)", text) == html
+    # An embed's colour bar, fields side by side, a disabled and a styled button.
+    embed = await page.evaluate(
+        """() => renderEmbed({attachments: [], attachment_urls: []}, {
+            color: 0x57f287, title: "T", fields: [
+                {name: "a", value: "1", inline: true}, {name: "b", value: "2", inline: true},
+                {name: "c", value: "3", inline: false}]}).outerHTML"""
+    )
+    assert 'style="border-left-color: rgb(87, 242, 135);"' in embed
+    assert 'grid-template-columns: repeat(2, 1fr);"' in embed
+    assert 'grid-template-columns: repeat(1, 1fr);"' in embed
+    buttons = await page.evaluate(
+        """() => renderComponents({id: "1", components: [{type: 1, components: [
+            {type: 2, style: 4, label: "Go", custom_id: "a", disabled: true},
+            {type: 2, style: 3, label: "Ok", custom_id: "b"}]}]}).innerHTML"""
+    )
+    assert (
+        '<button class="button danger" type="button" data-custom-id="a" disabled="">Go</button>'
+        in buttons
+    )
+    assert '<button class="button success" type="button" data-custom-id="b">Ok</button>' in buttons
+    assert tabs.errors == []
