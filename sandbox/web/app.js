@@ -6,6 +6,8 @@ const BUTTON = 2, ROW = 1, STRING_SELECT = 3;
 const SUB_COMMAND = 1, SUB_COMMAND_GROUP = 2, BOOLEAN = 5, USER = 6, CHANNEL = 7;
 const STYLES = { 1: "primary", 2: "secondary", 3: "success", 4: "danger", 5: "link" };
 const $ = (id) => document.getElementById(id);
+// Discord's eye icon before "Only you can see this" (drawn, so it needs no emoji font).
+const EYE = '<svg class="eye" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="currentColor" d="M12 5C5.6 5 2 12 2 12s3.6 7 10 7 10-7 10-7-3.6-7-10-7Zm0 11a4 4 0 1 1 0-8 4 4 0 0 1 0 8Zm0-6a2 2 0 1 0 0 4 2 2 0 0 0 0-4Z"/></svg>';
 
 const state = {
   world: null,       // GET /_sandbox/state
@@ -303,7 +305,7 @@ function renderMessage(message) {
   const failure = state.failures.get(message.id);
   if (failure) body.append(element("div", "failed-note", escapeHtml(failure)));
   if (message.ephemeral) {
-    const note = element("div", "ephemeral-note", "👁 Only you can see this · ");
+    const note = element("div", "ephemeral-note", `${EYE} Only you can see this · `);
     const dismiss = element("a", "", "Dismiss message");
     dismiss.addEventListener("click", () => {
       state.dismissed.add(message.id);
@@ -394,7 +396,7 @@ function renderSidebar() {
   const dms = $("dms");
   dms.replaceChildren();
   if (state.member) {
-    const item = element("li", "", `<div class="avatar bot" style="width:24px;height:24px;font-size:12px">${escapeHtml(state.world.bot.name[0])}</div>${escapeHtml(state.world.bot.name)}`);
+    const item = element("li", "", `<div class="avatar bot small">${escapeHtml(state.world.bot.name[0])}</div>${escapeHtml(state.world.bot.name)}`);
     item.dataset.channel = "@dm";
     if (state.view.kind === "dm") item.classList.add("active");
     item.addEventListener("click", () => show({ kind: "dm" }));
@@ -449,7 +451,7 @@ async function refreshOnce() {
   state.world = await call("GET", "/state");
   if (!state.view) state.view = { kind: "channel", id: guild().channels[0].id };
   if (state.member && !currentUser()) state.member = null;
-  if (!state.commands.length || state.commandsSeen !== JSON.stringify(state.world.commands)) {
+  if (state.commandsSeen !== JSON.stringify(state.world.commands)) {
     state.commands = await (await fetch("/playground/commands")).json();
     state.commandsSeen = JSON.stringify(state.world.commands);
   }
@@ -628,7 +630,7 @@ function suggest() {
   const parsed = parseCommand(text);
   if (!parsed.command) {
     const items = commandPaths()
-      .filter((c) => c.path.startsWith(parsed.typed.trim()) || c.path.includes(parsed.typed.trim()))
+      .filter((c) => c.path.includes(parsed.typed.trim()))
       .map((c) => ({ name: `/${c.path}`, detail: c.description, insert: `/${c.path} ` }));
     showSuggestions(state.commands.length ? "Commands" : "No commands yet: is the bot connected?", items);
     return;

@@ -420,11 +420,15 @@ async def test_a_member_with_closed_dms_plays_by_ephemeral_messages(
     assert await ana.locator(".message.ephemeral").count() == 0
     await screens.take(ana, "ana-sees-no-ephemeral")
 
-    table = await play_in_pages(bot, table_id, {0: dan})
+    async def only_dan_sees_his_cards() -> None:
+        views = dan.locator(".message", has=dan.locator(".embed-footer", has_text=table.id))
+        assert await views.count() == await views.and_(dan.locator(".ephemeral")).count() > 0
+        assert await ana.locator(".message.ephemeral").count() == 0
 
-    assert table.phase == "over" and sandbox.driver.dms("dan") == []
-    await game_over_shown(dan)
-    await screens.take(dan, "dan-game-over")
+    await play_in_pages(bot, table_id, {0: dan}, after_move=only_dan_sees_his_cards, moves=MOVES)
+
+    assert sandbox.driver.dms("dan") == []
+    await screens.take(dan, "dan-playing")
     assert tabs.errors == []
 
 
