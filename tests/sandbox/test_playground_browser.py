@@ -513,4 +513,14 @@ async def test_the_page_renders_discord_markdown_and_components(
         in buttons
     )
     assert '<button class="button success" type="button" data-custom-id="b">Ok</button>' in buttons
+    # What the bot cannot take is answered in the page and sent nowhere.
+    for typed, said in (
+        ("hello", "reads no messages: type / to see its commands"),
+        ("/nope", "There is no command /nope: type / to see them."),
+    ):
+        await page.fill("#box", typed)
+        await page.press("#box", "Enter")
+        await page.locator("#composer-error", has_text=said).wait_for()
+        assert await page.input_value("#box") == typed
+    assert sandbox.world.interactions == {}
     assert tabs.errors == []
