@@ -368,6 +368,8 @@ async def run_sandbox(
                 world = "Its world is a temporary file, deleted at exit."
             else:
                 world = f"Its world is kept in {path}."
+            # The playground comes first: a newcomer needs nothing else.
+            print(f"Play in your browser: {sandbox.playground_url}\n", flush=True)
             print(describe(sandbox))
             why = "--sandbox was given" if settings.has_token else "No DISCORD_TOKEN is set"
             help_text = SANDBOX_HELP.format(why=why, url=sandbox.url, world=world)

@@ -8,6 +8,7 @@ from sandbox.api import BotApi
 from sandbox.control import Control, control_errors
 from sandbox.driver import Driver
 from sandbox.gateway import Gateway
+from sandbox.playground import Playground
 from sandbox.rest import Rest
 from sandbox.rules import MAX_UPLOAD_SIZE, RateLimit, RateLimiter
 from sandbox.world import INTERACTION_DEADLINE, World
@@ -52,12 +53,15 @@ class Sandbox:
             self.world.clock, DEFAULT_RATE_LIMITS if rate_limits is None else rate_limits
         )
         rest = Rest(self.world, BotApi(self.world), self.gateway, limiter)
+        playground = Playground(self.world)
         self.app = web.Application(
-            middlewares=[rest.middleware, control_errors], client_max_size=CLIENT_MAX_SIZE
+            middlewares=[playground.middleware, rest.middleware, control_errors],
+            client_max_size=CLIENT_MAX_SIZE,
         )
         self.app.add_routes([web.get("/gateway", self.gateway.handle)])
         self.app.add_routes(Control(self.driver).routes())
         self.app.add_routes(rest.routes())
+        self.app.add_routes(playground.routes())
         self._runner: web.AppRunner | None = None
 
     @property
@@ -69,6 +73,11 @@ class Sandbox:
     def url(self) -> str:
         """Return the base URL, e.g. http://127.0.0.1:8765."""
         return f"http://{self.host}:{self.port}"
+
+    @property
+    def playground_url(self) -> str:
+        """Return the browser playground's address."""
+        return f"{self.url}/"
 
     @property
     def api_base(self) -> str:
