@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable
-from typing import TypeVar
+from collections.abc import AsyncIterator
+from datetime import datetime
 
 import discord
 
 from bot.i18n import DEFAULT_LOCALE, language_of, t
-from bot.presenter import Presenter
+from bot.presenter import Presenter, responding
 from bot.rendering import Selection
 from bot.words import refusal
 from tables.errors import TableError
@@ -26,27 +26,55 @@ from tables.service import TableService
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-# Discord drops an interaction not answered within 3 s of its creation: work that takes
-# longer than this (a busy table, a slow disk) is acknowledged first and answered after.
+# Discord drops an interaction not answered within 3 s of its creation: an answer not sent
+# this long after the interaction reached the bot (a busy table, a slow disk, a slow
+# drawing) is acknowledged first and sent after ...
 DEFER_AFTER = 1.0
+# ... and at the latest this long after Discord created it (it may have waited in a queue).
+DEFER_BY = 2.0
 
 
-async def in_time(
-    interaction: discord.Interaction, work: Awaitable[T], *, edit: bool, ephemeral: bool = False
-) -> T:
-    """Await work; if it takes a while, defer the interaction first (an edit, or thinking)."""
-    task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
-    if not done and not interaction.response.is_done():
-        try:
-            if edit:
-                await interaction.response.defer()
-            else:
-                await interaction.response.defer(thinking=True, ephemeral=ephemeral)
-        except discord.HTTPException:
-            log.warning("could not defer a slow answer")
-    return await task
+def defer_delay(interaction: discord.Interaction, now: datetime) -> float:
+    """Say how long an answer may take before the interaction must be deferred."""
+    # A clock behind Discord's makes the age negative: then the bot's own wait counts.
+    age = max((now - interaction.created_at).total_seconds(), 0.0)
+    return max(0.0, min(DEFER_AFTER, DEFER_BY - age))
+
+
+@contextlib.asynccontextmanager
+async def acknowledged(
+    interaction: discord.Interaction, *, edit: bool, ephemeral: bool = False
+) -> AsyncIterator[None]:
+    """Answer within Discord's deadline: if the answer is not sent in time, defer it first.
+
+    The deferral is an edit-to-come for a click (`edit`), else "thinking"; it and the answer
+    take turns through `responding`, so they never both try to be the first response.
+    """
+    deferring = False
+
+    async def defer_when_due() -> None:
+        nonlocal deferring
+        await asyncio.sleep(defer_delay(interaction, discord.utils.utcnow()))
+        deferring = True
+        async with responding(interaction):
+            if interaction.response.is_done():
+                return
+            try:
+                if edit:
+                    await interaction.response.defer()
+                else:
+                    await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+            except discord.HTTPException:
+                log.warning("could not defer a slow answer")
+
+    watcher = asyncio.create_task(defer_when_due())
+    try:
+        yield
+    finally:
+        if deferring:
+            await watcher  # a deferral under way is seen through, never cut off
+        else:
+            watcher.cancel()
 
 
 def member_of(interaction: discord.Interaction) -> Member:
@@ -74,10 +102,11 @@ def server_language(interaction: discord.Interaction, chosen: str) -> str:
 
 async def say(interaction: discord.Interaction, text: str) -> None:
     """Answer with a short message only the asker sees."""
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)
+    async with responding(interaction):
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
 
 
 @contextlib.asynccontextmanager
@@ -123,10 +152,13 @@ class Answers:
         if intent is None:
             await self.refuse(interaction, TableError("move_gone"))
             return
-        async with guarded(interaction, "a lobby click"), self.presenter.answering(table_id, None):
+        async with (
+            guarded(interaction, "a lobby click"),
+            acknowledged(interaction, edit=True),
+            self.presenter.answering(table_id, None),
+        ):
             try:
-                submitted = self.service.submit(table_id, member_of(interaction), intent)
-                outcome = await in_time(interaction, submitted, edit=True)
+                outcome = await self.service.submit(table_id, member_of(interaction), intent)
             except TableError as error:
                 await self.refuse(interaction, error, table_id)
                 return
@@ -163,10 +195,9 @@ class Answers:
 
     async def rematch(self, interaction: discord.Interaction, table_id: str) -> None:
         """Open a rematch of a finished table and post its table message."""
-        async with guarded(interaction, "a rematch"):
+        async with guarded(interaction, "a rematch"), acknowledged(interaction, edit=False):
             try:
-                submitted = self.service.submit(table_id, member_of(interaction), Rematch())
-                outcome = await in_time(interaction, submitted, edit=False)
+                outcome = await self.service.submit(table_id, member_of(interaction), Rematch())
             except TableError as error:
                 await self.refuse(interaction, error, table_id)
                 return
@@ -212,10 +243,9 @@ class Answers:
             await say(interaction, t("That view belongs to someone else.", locale_of(interaction)))
             return
         answering = self.presenter.answering(table_id, member.user_id)
-        async with guarded(interaction, "a move"), answering:
+        async with guarded(interaction, "a move"), acknowledged(interaction, edit=True), answering:
             try:
-                submitted = self.service.submit(table_id, member, intent, version)
-                outcome = await in_time(interaction, submitted, edit=True)
+                outcome = await self.service.submit(table_id, member, intent, version)
             except TableError as error:
                 await self.refuse(interaction, error, table_id)
                 return

@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -103,29 +104,44 @@ class _TableState:
     reposting: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+# The lock of each interaction being answered: its first response is one call, a deferral
+# or the answer, never both (`bot.answers.acknowledged` defers through it).
+_responding: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def responding(interaction: discord.Interaction) -> asyncio.Lock:
+    """Return the lock held while an interaction's response is being sent."""
+    lock = _responding.get(interaction.id)
+    if lock is None:
+        lock = _responding[interaction.id] = asyncio.Lock()
+    return lock
+
+
 async def edit_answer(
     interaction: discord.Interaction, rendered: Rendered, shown: tuple[str, ...] | None
 ) -> None:
     """Answer a click by editing its message (after a deferral: through the interaction)."""
-    if interaction.response.is_done():
-        await interaction.edit_original_response(**rendered.edit_kwargs(shown))
-    else:
-        await interaction.response.edit_message(**rendered.edit_kwargs(shown))
+    async with responding(interaction):
+        if interaction.response.is_done():
+            await interaction.edit_original_response(**rendered.edit_kwargs(shown))
+        else:
+            await interaction.response.edit_message(**rendered.edit_kwargs(shown))
 
 
 async def send_answer(
     interaction: discord.Interaction, rendered: Rendered, *, ephemeral: bool = False
 ) -> int | None:
     """Answer with a new message (after a deferral: as a followup); give its id."""
-    if interaction.response.is_done():
-        message = await interaction.followup.send(
-            **rendered.send_kwargs(), ephemeral=ephemeral, wait=True
+    async with responding(interaction):
+        if interaction.response.is_done():
+            message = await interaction.followup.send(
+                **rendered.send_kwargs(), ephemeral=ephemeral, wait=True
+            )
+            return message.id
+        response = await interaction.response.send_message(
+            **rendered.send_kwargs(), ephemeral=ephemeral
         )
-        return message.id
-    response = await interaction.response.send_message(
-        **rendered.send_kwargs(), ephemeral=ephemeral
-    )
-    return response.message_id
+        return response.message_id
 
 
 def private_key(snapshot: Snapshot, seat: int) -> tuple[object, ...]:

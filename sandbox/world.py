@@ -7,7 +7,6 @@ no gateway, no Discord payload shapes: those live in `rest`, `gateway` and `fact
 from __future__ import annotations
 
 import asyncio
-import itertools
 import secrets
 import time
 from dataclasses import asdict, dataclass, field
@@ -202,8 +201,7 @@ class World:
     def __init__(self, *, token: str = "sandbox-token", bot_name: str = "Shithead") -> None:
         self.clock = Clock()
         self.token = token
-        self._ids = itertools.count(1)
-        self._started_ms = int(time.time() * 1000)
+        self._last_id = 0
         self.bot = User(id=self.new_id(), name=bot_name, bot=True)
         self.application_id = self.bot.id
         self.users: dict[int, User] = {self.bot.id: self.bot}
@@ -223,8 +221,14 @@ class World:
     # ids and bookkeeping
 
     def new_id(self) -> int:
-        """Return a fresh snowflake, increasing and unique."""
-        return ((self._started_ms - DISCORD_EPOCH_MS) << 22) + next(self._ids)
+        """Return a fresh snowflake, increasing and unique, stamped with its creation time.
+
+        As Discord's: the milliseconds since Discord's epoch in the top bits, so a bot can
+        tell an interaction's age (and its 3 s deadline) from its id.
+        """
+        stamp = (int(time.time() * 1000) - DISCORD_EPOCH_MS) << 22
+        self._last_id = max(stamp, self._last_id + 1)
+        return self._last_id
 
     def touch(self) -> None:
         """Wake whoever waits for the world to change."""

@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.answers import Answers, in_time, locale_of, member_of, say, server_language
+from bot.answers import Answers, acknowledged, locale_of, member_of, say, server_language
 from bot.cogs.houserules import show_house_rules
 from bot.cogs.stats import forget_me_prompt
 from bot.guild_settings import GuildSettings
@@ -62,14 +62,14 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         self, interaction: discord.Interaction, verb: str, intent: LobbyIntent
     ) -> None:
         """Run a lobby intent typed as a command; the table message updates by itself."""
-        try:
-            table = self.service.channel_table(interaction.channel_id or 0)
-            submitted = self.service.submit(table.id, member_of(interaction), intent)
-            await in_time(interaction, submitted, edit=False, ephemeral=True)
-        except TableError as error:
-            await self.answers.refuse(interaction, error)
-            return
-        await say(interaction, self.answers.done(DONE[verb], interaction, id=table.id))
+        async with acknowledged(interaction, edit=False, ephemeral=True):
+            try:
+                table = self.service.channel_table(interaction.channel_id or 0)
+                await self.service.submit(table.id, member_of(interaction), intent)
+            except TableError as error:
+                await self.answers.refuse(interaction, error)
+                return
+            await say(interaction, self.answers.done(DONE[verb], interaction, id=table.id))
 
     @app_commands.command(name="create", description=locale_str("Open a table in this channel"))
     @app_commands.describe(preset=locale_str("House-rule preset (if the server allows choosing)"))
@@ -78,12 +78,16 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         self, interaction: discord.Interaction, preset: app_commands.Choice[str] | None = None
     ) -> None:
         """Open a lobby and post its table message."""
+        async with acknowledged(interaction, edit=False):
+            await self._create(interaction, preset.value if preset else None)
+
+    async def _create(self, interaction: discord.Interaction, chosen: str | None) -> None:
+        """Open a lobby with the server's house rules (or a chosen preset)."""
         if interaction.guild_id is None or interaction.channel_id is None:
             await say(
                 interaction, self.answers.done("Open a table in a server channel.", interaction)
             )
             return
-        chosen = preset.value if preset else None
         settings = await self._settings(interaction.guild_id)
         if chosen is not None and chosen != settings.preset and not settings.host_may_pick_preset:
             text = "On this server every table uses the house rules."
@@ -100,10 +104,9 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
                 server_language(interaction, settings.language),
                 settings.pictures,
             )
-            created = self.service.create(
+            outcome = await self.service.create(
                 interaction.guild_id, interaction.channel_id, member_of(interaction), config
             )
-            outcome = await in_time(interaction, created, edit=False)
         except RulesError as error:
             text = "These house rules don't work: {error}"
             await say(interaction, self.answers.done(text, interaction, error=error))

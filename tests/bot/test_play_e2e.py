@@ -16,7 +16,9 @@ import discord
 import pytest
 
 from bot.client import ShitheadBot, Tuning
+from bot.guild_settings import GuildSettings
 from bot.i18n import t
+from bot.rendering import Rendered
 from bot.settings import get_settings
 from bot.words import card_text, note_text
 from engine.rules import make_rules
@@ -920,6 +922,56 @@ async def test_a_click_on_a_busy_table_is_acknowledged_in_time_then_answered(
         timeout=10,
     )
     assert table.game is not None and table.game.ready[0]
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_a_click_whose_answer_is_slow_to_draw_is_acknowledged_in_time(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, table = await deal_for_two(bot, driver, "classic")
+    message = await latest_dm(driver, "ana", table, 0)
+    ready = find(message, "ready")
+    assert ready is not None
+    drawn = Rendered.prepare
+
+    async def slow(self: Rendered, shown: tuple[str, ...] | None = None) -> None:
+        await asyncio.sleep(3.5)  # the move is made at once; drawing its answer is slow
+        await drawn(self, shown)
+
+    monkeypatch.setattr(Rendered, "prepare", slow)
+    answer = await driver.click("ana", message["id"], ready["custom_id"])
+    assert answer["status"] == "answered", answer
+    assert table.game is not None and table.game.ready[0]
+    monkeypatch.undo()
+    await driver.wait_until(lambda: "You are ready" in json.dumps(driver.dms("ana")[-1]))
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
+
+
+async def test_a_create_whose_settings_are_slow_to_read_is_acknowledged_in_time(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await driver.create_user("ana")
+    storage = bot.storage
+    assert storage is not None
+    read = storage.guild_settings
+
+    async def slow(guild_id: int) -> GuildSettings:
+        await asyncio.sleep(3.5)  # a busy disk
+        return await read(guild_id)
+
+    monkeypatch.setattr(storage, "guild_settings", slow)
+    answer = await driver.command("ana", "general", "shithead create")
+    assert answer["status"] == "answered", answer  # deferred: "thinking", for everyone
+    assert not answer["response"]["ephemeral"]
+    channel = driver.guild.channel_ids[0]
+    await driver.wait_until(lambda: bot.tables.in_channel(channel) is not None, timeout=10)
+    table = bot.tables.in_channel(channel)
+    assert table is not None
+    await driver.wait_until(
+        lambda: any(table.id in json.dumps(m) for m in driver.messages("general")), timeout=10
+    )
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
 
