@@ -22,6 +22,7 @@ from discord import app_commands
 
 from bot import i18n
 from bot.cogs import houserules, stats, tables
+from bot.cogs.houserules import rules_embed as house_rules_embed
 from bot.guild_settings import (
     SETTING_NAMES,
     GuildSettings,
@@ -33,6 +34,7 @@ from bot.guild_settings import (
 )
 from bot.locale.extract import NAME_CONTEXT, Found, Project
 from bot.rendering import render_private, render_table
+from bot.rulebook import rules_embed, setting_choice
 from bot.translator import CatalogTranslator, valid_name
 from bot.words import note_text, refusal, rules_summary
 from engine.actions import Play
@@ -45,6 +47,7 @@ from tables.errors import TableError
 from tables.model import Seat, Table
 from tables.notes import Note, notes_of
 from tables.outcome import snapshot
+from tests.bot.test_rulebook import ODD_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "bot" / "locale"
@@ -465,7 +468,15 @@ def say_everything(language: str) -> None:
         for error in refusals(table):
             refusal(error, language, shown)
     for preset in preset_names():
-        rules_summary(make_rules(preset, {"jokers": 2, "runs": True}), preset, language)
+        rules = make_rules(preset, {"jokers": 2, "runs": True})
+        rules_summary(rules, preset, language)
+        rules_embed(rules, preset, language)
+        house_rules_embed("Server", GuildSettings(preset=preset), language)
+    rules_embed(make_rules("classic", ODD_RULES["every option turned"]), "odd", language)
+    rules_embed(make_rules("classic", ODD_RULES["every power everywhere"]), "all", language)
+    rules_embed(make_rules("classic", ODD_RULES["no powers, one of each"]), "none", language)
+    for name in SETTING_NAMES:
+        setting_choice(name, language)
     for name in SETTING_NAMES:
         allowed_values(name, language)
     wrong: list[Callable[[], object]] = [
