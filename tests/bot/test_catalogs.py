@@ -51,7 +51,7 @@ from tests.bot.test_rulebook import ODD_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "bot" / "locale"
-TRANSLATED = ("de", "da", "pl", "nl")
+TRANSLATED = tuple(language for language in i18n.LANGUAGES if language != i18n.DEFAULT_LOCALE)
 FORMS = {"de": 2, "da": 2, "pl": 3, "nl": 2}
 KEYWORDS = frozenset({"t", "tn", "locale_str", "command_name"})
 MessageId = tuple[str | None, str | tuple[str, ...]]
