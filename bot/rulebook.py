@@ -12,7 +12,7 @@ import discord
 
 from bot.i18n import t, tn
 from bot.words import clip, fit, rank_word
-from engine.cards import JOKER, parse_rank
+from engine.cards import JOKER, NORMAL_RANKS, parse_rank
 from engine.rules import Power, RuleSet
 
 # Discord's limits: an embed field's value, a message's embeds, an autocomplete choice's name.
@@ -222,6 +222,8 @@ def powers_lines(rules: RuleSet, locale: str) -> list[str]:
     lines = [power_text(ranks, power, locale) for power, ranks in shared.items()]
     if not lines:
         return [t("No card has a power: every card must equal or beat the pile.", locale)]
+    if set(NORMAL_RANKS) <= {rank for ranks in shared.values() for rank in ranks}:
+        return lines  # every rank from 2 to the ace has a power
     return [*lines, t("Other cards have no power.", locale)]
 
 
@@ -247,18 +249,19 @@ def rules_embed(rules: RuleSet, preset: str, locale: str) -> discord.Embed:
         "Your turn": list(_turn(rules, locale)),
         "Face-up and face-down cards": list(_endgame(locale)),
     }
-    sections: list[tuple[str, list[str]]] = []
+    sections: list[list[tuple[str, str]]] = []
     for section, options in SECTIONS:
         said = (option_sentence(rules, option, locale) for option in options)
-        sections.append((t(section, locale), [*opening.get(section, []), *(s for s in said if s)]))
+        lines = [*opening.get(section, []), *(s for s in said if s)]
+        sections.append([(t(section, locale), text) for text in _chunks(lines, FIELD_LIMIT)])
     powers_name = t("Powers", locale)
     # The powers get what the other sections leave of the embed's length (a field name each).
-    room = EMBED_LIMIT - len(embed) - sum(len(n) + len("\n".join(ls)) for n, ls in sections)
+    room = EMBED_LIMIT - len(embed) - sum(len(n) + len(v) for each in sections for n, v in each)
     most = room - len(powers_name) * (2 * (room // FIELD_LIMIT) + 1)
-    sections.insert(2, (powers_name, fit(powers_lines(rules, locale), most, locale).split("\n")))
-    for name, lines in sections:
-        for text in _chunks(lines, FIELD_LIMIT):
-            embed.add_field(name=name, value=text, inline=False)
+    powers = fit(powers_lines(rules, locale), most, locale).split("\n")
+    sections.insert(2, [(powers_name, text) for text in _chunks(powers, FIELD_LIMIT)])
+    for name, text in (field for each in sections for field in each):
+        embed.add_field(name=name, value=text, inline=False)
     return embed
 
 

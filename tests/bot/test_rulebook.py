@@ -161,8 +161,11 @@ def test_the_rules_say_each_option_and_power_within_discords_limits(
             assert t("the next card must be as high as it or lower", language) in what
         if power.blocks:
             assert all(rank_word(parse_rank(b), language) in what for b in power.blocks)
+    shown = {rank for rank in rules.powers if rank != "JK" or rules.jokers}
     no_powers = t("No card has a power: every card must equal or beat the pile.", language)
-    assert (no_powers in text) == (not rules.powers)
+    assert (no_powers in text) == (not shown)
+    others = bool(shown) and not set(EVERY_RANK[:-1]) <= shown
+    assert (t("Other cards have no power.", language) in text) == others
 
 
 def test_an_english_table_reads_as_the_rules_page_says() -> None:
@@ -216,7 +219,7 @@ def test_fourteen_different_long_powers_are_cut_to_fit_and_say_so(language: str)
     said = [str(f.value) for f in embed.fields if f.name == t("Powers", language)]
     shown = "\n".join(said).splitlines()
     every = powers_lines(rules, language)
-    assert len(every) == 15 and 1 < len(shown) < 15  # fourteen powers, "other cards"
+    assert len(every) == 14 and 1 < len(shown) < 14  # fourteen powers, no "other cards"
     assert shown[:-1] == every[: len(shown) - 1]
     left = len(every) - len(shown) + 1
     assert shown[-1] == tn("… and {count} more", "… and {count} more", left, language)
