@@ -22,6 +22,7 @@ from bot.guild_settings import (
     without,
 )
 from bot.i18n import t
+from bot.rulebook import setting_choice, setting_words
 from bot.storage import Storage
 from engine.rules import PRESET_ALIASES, preset_names
 
@@ -34,7 +35,8 @@ Choices = list[app_commands.Choice[str]]
 def rules_embed(guild_name: str, settings: GuildSettings, locale: str) -> discord.Embed:
     """Show every option and table setting, marking those that differ."""
     lines = [
-        f"{'**' if changed else ''}{name}{'**' if changed else ''}: `{value}`"
+        f"{'**' if changed else ''}{name}{'**' if changed else ''}: `{value}` "
+        f"({setting_words(name, locale)})"
         for name, value, changed in summary(settings)
     ]
     embed = discord.Embed(
@@ -55,6 +57,15 @@ def rules_embed(guild_name: str, settings: GuildSettings, locale: str) -> discor
         )
     )
     return embed
+
+
+def setting_choices(interaction: discord.Interaction, current: str) -> Choices:
+    """Offer the settings whose names contain what was typed, each with what it means."""
+    locale = locale_of(interaction)
+    return [
+        app_commands.Choice(name=setting_choice(name, locale), value=name)
+        for name in suggest_names(current)
+    ]
 
 
 async def show_house_rules(interaction: discord.Interaction, storage: Storage) -> None:
@@ -136,7 +147,7 @@ class HouseRules(
 
     @set_.autocomplete("option")
     async def _set_names(self, interaction: discord.Interaction, current: str) -> Choices:
-        return [app_commands.Choice(name=n, value=n) for n in suggest_names(current)]
+        return setting_choices(interaction, current)
 
     @set_.autocomplete("value")
     async def _set_values(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -157,7 +168,7 @@ class HouseRules(
 
     @reset.autocomplete("option")
     async def _reset_names(self, interaction: discord.Interaction, current: str) -> Choices:
-        return [app_commands.Choice(name=n, value=n) for n in suggest_names(current)]
+        return setting_choices(interaction, current)
 
 
 async def setup(bot: ShitheadBot) -> None:

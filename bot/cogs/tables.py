@@ -18,8 +18,9 @@ from bot.answers import Answers, acknowledged, locale_of, member_of, say, server
 from bot.cogs.houserules import show_house_rules
 from bot.cogs.stats import forget_me_prompt
 from bot.guild_settings import GuildSettings
+from bot.rulebook import rules_embed
 from bot.storage import Storage
-from bot.words import plain, rules_summary
+from bot.words import plain
 from engine.rules import RulesError, preset_names
 from tables.errors import TableError
 from tables.intents import AddComputer, End, Join, Kick, Leave, LobbyIntent, Start
@@ -174,11 +175,11 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         locale = locale_of(interaction)
         table = self.service.in_channel(interaction.channel_id or 0)
         if table is not None:
-            text = rules_summary(table.rules, table.preset, locale)
+            embed = rules_embed(table.rules, table.preset, locale)
         else:
             settings = await self._settings(interaction.guild_id or 0)
-            text = rules_summary(settings.rules(), settings.preset, locale)
-        await interaction.response.send_message(text, ephemeral=True)
+            embed = rules_embed(settings.rules(), settings.preset, locale)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(
         name="kick", description=locale_str("Remove a member from the table (host or moderator)")

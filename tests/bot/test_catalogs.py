@@ -22,6 +22,7 @@ from discord import app_commands
 
 from bot import i18n
 from bot.cogs import houserules, stats, tables
+from bot.cogs.houserules import rules_embed as house_rules_embed
 from bot.guild_settings import (
     SETTING_NAMES,
     GuildSettings,
@@ -33,6 +34,7 @@ from bot.guild_settings import (
 )
 from bot.locale.extract import NAME_CONTEXT, Found, Project
 from bot.rendering import render_private, render_table
+from bot.rulebook import rules_embed, setting_choice
 from bot.translator import CatalogTranslator, valid_name
 from bot.words import note_text, refusal, rules_summary
 from engine.actions import Play
@@ -45,10 +47,11 @@ from tables.errors import TableError
 from tables.model import Seat, Table
 from tables.notes import Note, notes_of
 from tables.outcome import snapshot
+from tests.bot.test_rulebook import ODD_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "bot" / "locale"
-TRANSLATED = ("de", "da", "pl", "nl")
+TRANSLATED = tuple(language for language in i18n.LANGUAGES if language != i18n.DEFAULT_LOCALE)
 FORMS = {"de": 2, "da": 2, "pl": 3, "nl": 2}
 KEYWORDS = frozenset({"t", "tn", "locale_str", "command_name"})
 MessageId = tuple[str | None, str | tuple[str, ...]]
@@ -465,7 +468,15 @@ def say_everything(language: str) -> None:
         for error in refusals(table):
             refusal(error, language, shown)
     for preset in preset_names():
-        rules_summary(make_rules(preset, {"jokers": 2, "runs": True}), preset, language)
+        rules = make_rules(preset, {"jokers": 2, "runs": True})
+        rules_summary(rules, preset, language)
+        rules_embed(rules, preset, language)
+        house_rules_embed("Server", GuildSettings(preset=preset), language)
+    rules_embed(make_rules("classic", ODD_RULES["every option turned"]), "odd", language)
+    rules_embed(make_rules("classic", ODD_RULES["every power everywhere"]), "all", language)
+    rules_embed(make_rules("classic", ODD_RULES["no powers, one of each"]), "none", language)
+    for name in SETTING_NAMES:
+        setting_choice(name, language)
     for name in SETTING_NAMES:
         allowed_values(name, language)
     wrong: list[Callable[[], object]] = [
@@ -491,21 +502,49 @@ def test_what_the_bot_says_is_in_the_template_and_fills_in_every_language(
     assert heard <= template_ids(), sorted(map(str, heard - template_ids()))
 
 
+def glossary_tables() -> list[list[list[str]]]:
+    """Read GLOSSARY.md's tables: each a list of rows of cells, without header and rule."""
+    tables: list[list[list[str]]] = []
+    rows: list[list[str]] = []
+    for line in [*(LOCALE / "GLOSSARY.md").read_text(encoding="utf-8").splitlines(), ""]:
+        if line.startswith("|"):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+        elif rows:
+            tables.append(rows[2:])
+            rows = []
+    return tables
+
+
 def test_the_glossary_says_what_the_catalogs_say() -> None:
-    import re
-    from pathlib import Path
-
-    from bot.i18n import t
-
-    glossary = Path(__file__).resolve().parents[2] / "bot" / "locale" / "GLOSSARY.md"
-    rows = [
-        line for line in glossary.read_text(encoding="utf-8").splitlines() if line.startswith("| ")
-    ][1:]
-    assert len(rows) >= 15
-    for row in rows:
-        cells = [cell.strip() for cell in row.strip("|").split("|")]
-        message = re.search(r"`([^`]+)`", cells[0])
+    terms = glossary_tables()[0]
+    assert len(terms) >= 15
+    for row in terms:
+        message = re.search(r"`([^`]+)`", row[0])
         assert message is not None, row
-        words = dict(zip(("de", "da", "pl", "nl"), cells[1:], strict=True))
+        words = dict(zip(TRANSLATED, row[1:], strict=True))
         for language, word in words.items():
-            assert t(message.group(1), language) == word, (row, language)
+            assert i18n.t(message.group(1), language) == word, (row, language)
+
+
+def translations(language: str) -> Iterator[tuple[object, str]]:
+    """Give every translated text of a catalog, each plural form on its own."""
+    for message in catalog(language):
+        if message.id and message.string:
+            forms = message.string if isinstance(message.string, tuple | list) else [message.string]
+            yield from ((message.id, str(form)) for form in forms)
+
+
+def uses(word: str, language: str) -> list[tuple[object, str]]:
+    """Find the translations in which a word starts (case-insensitive)."""
+    pattern = re.compile(rf"(?<!\w){re.escape(word)}", re.IGNORECASE)
+    return [(ident, text) for ident, text in translations(language) if pattern.search(text)]
+
+
+def test_each_term_has_its_one_word_and_no_avoided_synonym() -> None:
+    rows = glossary_tables()[1]
+    assert {row[0] for row in rows} == set(TRANSLATED) and len(rows) >= 16
+    for language, term, use, avoid in rows:
+        used = [hit for word in use.split(", ") for hit in uses(word, language)]
+        assert len(used) >= 2, f"{language} hardly says {term} as {use}"
+        for word in avoid.split(", "):
+            assert not uses(word, language), f"{language} says {term} as {word}"

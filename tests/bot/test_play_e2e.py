@@ -690,7 +690,7 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
     await driver.create_user("ben")
     server = await driver.command("ben", "general", "shithead rules")
     assert server["response"]["ephemeral"]
-    assert server["response"]["content"].startswith("Preset: classic\n")
+    assert server["response"]["embeds"][0]["title"] == "Rules: classic"
     none = await driver.command("ben", "general", "shithead table")
     assert none["response"]["content"].startswith("There is no table in this channel.")
     created = await driver.command("ana", "general", "shithead create", {"preset": "dutch"})
@@ -702,7 +702,10 @@ async def test_rules_and_table_commands_and_a_dutch_game(bot: ShitheadBot, drive
     table = table_of(bot, table_id)
     assert table.rules == make_rules("dutch")
     rules = await driver.command("ben", "general", "shithead rules")
-    assert rules["response"]["ephemeral"] and rules["response"]["content"] == summary
+    assert rules["response"]["ephemeral"]
+    assert rules["response"]["embeds"][0]["title"] == "Rules: dutch"
+    said = json.dumps(rules["response"]["embeds"], ensure_ascii=False)
+    assert "You may pick up the pile only when you can't play." in said
     await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
     # `table` posts the table message again at the bottom and deletes the old one.
     moved = (await driver.command("ben", "general", "shithead table"))["response"]
