@@ -122,7 +122,10 @@ async def join_as(
 ) -> None:
     """Fill in the new-member dialog (it opens by itself when the tab acts as no one)."""
     dialog = page.locator("#member-dialog")
-    if not await dialog.is_visible():
+    try:
+        # A new tab opens the dialog by itself once its script has loaded the members.
+        await dialog.wait_for(state="visible", timeout=3000)
+    except BrowserTimeout:
         await page.click("#new-member")
     await page.fill("#member-name", name)
     await page.select_option("#member-locale", locale)
