@@ -85,7 +85,8 @@ class ShitheadBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Open storage, restore tables, load the extensions and sync the commands."""
-        self.storage = await Storage.open(self.settings.database_path)
+        self.storage = await Storage.open(self.settings.database)
+        await self.storage.database.claim()
         self.tables.store = StorageTableStore(self.storage)
         self.presenter.store = self.storage
         restored = [snapshot(table) for table in await self.tables.restore()]

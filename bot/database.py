@@ -37,8 +37,10 @@ POSTGRESQL_MIGRATIONS_DIR = MIGRATIONS_DIR / "postgresql"
 _MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 # The files SQLite keeps beside a database (WAL mode, and a rollback journal).
 _SIDE_FILES = ("-wal", "-shm", "-journal")
-# The advisory lock that lets one process at a time migrate a PostgreSQL database.
+# The advisory locks that let one process at a time migrate a PostgreSQL database, and one
+# bot process run on it.
 _MIGRATION_LOCK = 0x5348_4954  # "SHIT"
+_INSTANCE_LOCK = 0x5348_4955
 _PLACEHOLDER = re.compile(r"\?")
 Dialect = Literal["sqlite", "postgresql"]
 
@@ -105,7 +107,7 @@ class DatabaseUrl:
             try:
                 parts.port  # noqa: B018 (reading it checks the port)
             except ValueError:
-                raise ValueError(f"its port is not a number: {cls.EXPECTED}") from None
+                raise ValueError(f"its port is not a number ({cls.EXPECTED})") from None
             return cls("postgresql", text)
         raise ValueError(cls.EXPECTED)
 
@@ -113,6 +115,10 @@ class DatabaseUrl:
     def sqlite(cls, path: Path | str) -> DatabaseUrl:
         """Name an SQLite file."""
         return cls("sqlite", str(path))
+
+    def __repr__(self) -> str:
+        """Show the URL without its password."""
+        return f"DatabaseUrl({self.shown()!r})"
 
     @property
     def path(self) -> Path:
@@ -168,6 +174,10 @@ class Database(ABC):
     @abstractmethod
     async def schema_version(self) -> int:
         """Read the schema version kept in the database."""
+
+    @abstractmethod
+    async def claim(self) -> None:
+        """Hold the database for this bot process until it closes; refuse a second bot."""
 
     @abstractmethod
     def _migrating(self) -> AbstractAsyncContextManager[None]:
@@ -288,10 +298,8 @@ class SqliteDatabase(Database):
         """Close the connection."""
         await self._db.close()
 
-    @property
-    def in_transaction(self) -> bool:
-        """Say whether a transaction is open on the connection."""
-        return self._db.in_transaction
+    async def claim(self) -> None:
+        """Nothing to hold here: `bot.instance` locks the file before it is opened."""
 
     async def schema_version(self) -> int:
         """Read `PRAGMA user_version`, where SQLite keeps the schema version."""
@@ -358,8 +366,10 @@ class PostgresDatabase(Database):
 
     dialect: Dialect = "postgresql"
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, shown: str) -> None:
         self._pool = pool
+        self._shown = shown
+        self._held: asyncpg.Connection | None = None
 
     @classmethod
     async def open(
@@ -373,7 +383,7 @@ class PostgresDatabase(Database):
                 f"Cannot use the PostgreSQL database {url.shown()} ({exc}): check DATABASE_URL "
                 "and that the server runs."
             ) from exc
-        database = cls(pool)
+        database = cls(pool, url.shown())
         try:
             await database.migrate(migrations)
         except BaseException:
@@ -392,8 +402,22 @@ class PostgresDatabase(Database):
         return list(await self._pool.fetch(_numbered(sql), *params))
 
     async def close(self) -> None:
-        """Close the pool."""
+        """Let the database go, and close the pool."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            await self._pool.release(held)
         await self._pool.close()
+
+    async def claim(self) -> None:
+        """Hold a session advisory lock on one connection; the server drops it if we die."""
+        connection = await self._pool.acquire()
+        if not await connection.fetchval("SELECT pg_try_advisory_lock($1)", _INSTANCE_LOCK):
+            await self._pool.release(connection)
+            raise StorageError(
+                f"Another bot process is running on the PostgreSQL database {self._shown}: "
+                "stop it first, or point DATABASE_URL at another database."
+            )
+        self._held = connection
 
     async def schema_version(self) -> int:
         """Read the version row of `schema_version` (0 before the first migration)."""

@@ -13,6 +13,8 @@ from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.database import DatabaseUrl
+
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 LOG_LEVELS: tuple[LogLevel, ...] = typing.get_args(LogLevel)
 
@@ -39,6 +41,8 @@ class Settings(BaseSettings):
 
     discord_token: SecretStr | None = None
     database_path: Path = Path("data/shithead.sqlite3")
+    # sqlite:///path or postgresql://…; set, it is used instead of DATABASE_PATH.
+    database_url: str | None = None
     # The sandbox's own world; unset, each sandbox run gets a temporary file.
     sandbox_database_path: Path | None = None
     log_level: LogLevel = "INFO"
@@ -47,7 +51,9 @@ class Settings(BaseSettings):
     sandbox_host: str = "127.0.0.1"
     sandbox_port: int = Field(default=8765, ge=0, le=65535)
 
-    @field_validator("discord_token", "dev_guild_id", "sandbox_database_path", mode="before")
+    @field_validator(
+        "discord_token", "dev_guild_id", "sandbox_database_path", "database_url", mode="before"
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         """Treat `KEY=` in `.env` as not set."""
@@ -68,6 +74,15 @@ class Settings(BaseSettings):
             raise ValueError(_NOT_A_TOKEN)
         return SecretStr(token)
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        """Refuse a URL that names no database the bot can use."""
+        if value is None:
+            return None
+        DatabaseUrl.parse(value)
+        return value.strip()
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_log_level(cls, value: object) -> object:
@@ -83,6 +98,18 @@ class Settings(BaseSettings):
                 "must be 1-32 lowercase letters, digits, '-' or '_' (a Discord command name)"
             )
         return value
+
+    @property
+    def database(self) -> DatabaseUrl:
+        """The database the bot keeps its state in: DATABASE_URL, else the DATABASE_PATH file."""
+        if self.database_url is None:
+            return DatabaseUrl.sqlite(self.database_path)
+        return DatabaseUrl.parse(self.database_url)
+
+    @property
+    def database_setting(self) -> str:
+        """Name the setting that chose the database, for messages about it."""
+        return "DATABASE_PATH" if self.database_url is None else "DATABASE_URL"
 
     @property
     def has_token(self) -> bool:
@@ -120,6 +147,9 @@ def _explain(key: str, message: str, value: object) -> str:
             f"DISCORD_TOKEN (in {where}) is not a bot token (three parts joined by dots): copy "
             "it again from the developer portal (Bot → Reset Token) into .env as DISCORD_TOKEN=…."
         )
+    if key == "DATABASE_URL":
+        # The URL may carry a password: say what is wrong without showing it.
+        return f"DATABASE_URL (in {where}) is not usable: {message}; change it."
     return f"{key} (in {where}) is {value!r}, which is refused ({message}): change it."
 
 
