@@ -85,9 +85,10 @@ class ShitheadBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Open storage, restore tables, load the extensions and sync the commands."""
-        self.storage = await Storage.open(self.settings.database)
-        await self.storage.database.claim()
-        self.tables.store = StorageTableStore(self.storage)
+        settings = self.settings
+        self.storage = await Storage.open(settings.database)
+        await self.storage.database.claim(settings.shards, settings.shard_count)
+        self.tables.store = StorageTableStore(self.storage, settings.shards, settings.shard_count)
         self.presenter.store = self.storage
         restored = [snapshot(table) for table in await self.tables.restore()]
         await self.presenter.load(restored)

@@ -37,10 +37,11 @@ POSTGRESQL_MIGRATIONS_DIR = MIGRATIONS_DIR / "postgresql"
 _MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 # The files SQLite keeps beside a database (WAL mode, and a rollback journal).
 _SIDE_FILES = ("-wal", "-shm", "-journal")
-# The advisory locks that let one process at a time migrate a PostgreSQL database, and one
-# bot process run on it.
+# The advisory locks of a PostgreSQL database: one process at a time migrates it or claims
+# shards; a bot process holds each shard it runs, and shares the lock of its shard count.
 _MIGRATION_LOCK = 0x5348_4954  # "SHIT"
-_INSTANCE_LOCK = 0x5348_4955
+_SHARD_LOCK = 0x5348_4955
+_SHARD_COUNT_LOCK = 0x5348_4956
 _PLACEHOLDER = re.compile(r"\?")
 Dialect = Literal["sqlite", "postgresql"]
 
@@ -176,8 +177,8 @@ class Database(ABC):
         """Read the schema version kept in the database."""
 
     @abstractmethod
-    async def claim(self) -> None:
-        """Hold the database for this bot process until it closes; refuse a second bot."""
+    async def claim(self, shards: Sequence[int], shard_count: int) -> None:
+        """Hold this process's shards until it closes; refuse shards another process runs."""
 
     @abstractmethod
     def _migrating(self) -> AbstractAsyncContextManager[None]:
@@ -298,8 +299,8 @@ class SqliteDatabase(Database):
         """Close the connection."""
         await self._db.close()
 
-    async def claim(self) -> None:
-        """Nothing to hold here: `bot.instance` locks the file before it is opened."""
+    async def claim(self, shards: Sequence[int], shard_count: int) -> None:
+        """Nothing to hold here: `bot.instance` locks the file, with every shard, beforehand."""
 
     async def schema_version(self) -> int:
         """Read `PRAGMA user_version`, where SQLite keeps the schema version."""
@@ -408,16 +409,52 @@ class PostgresDatabase(Database):
             await self._pool.release(held)
         await self._pool.close()
 
-    async def claim(self) -> None:
-        """Hold a session advisory lock on one connection; the server drops it if we die."""
+    async def claim(self, shards: Sequence[int], shard_count: int) -> None:
+        """Hold one advisory lock per shard on one connection; the server drops them if we die.
+
+        Every process must count the shards alike, or one guild would be two processes'.
+        """
         connection = await self._pool.acquire()
-        if not await connection.fetchval("SELECT pg_try_advisory_lock($1)", _INSTANCE_LOCK):
+        try:
+            # One process at a time claims, so two cannot both see no other shard count.
+            await connection.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+            try:
+                await self._claim(connection, shards, shard_count)
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+        except BaseException:
+            # Back in the pool, the connection is reset: every lock it took goes.
             await self._pool.release(connection)
-            raise StorageError(
-                f"Another bot process is running on the PostgreSQL database {self._shown}: "
-                "stop it first, or point DATABASE_URL at another database."
-            )
+            raise
         self._held = connection
+
+    async def _claim(
+        self, connection: asyncpg.Connection, shards: Sequence[int], shard_count: int
+    ) -> None:
+        rows = await connection.fetch(
+            "SELECT DISTINCT objid::BIGINT FROM pg_locks WHERE locktype = 'advisory' "
+            "AND classid = $1 AND objsubid = 2 AND granted AND database = "
+            "(SELECT oid FROM pg_database WHERE datname = current_database())",
+            _SHARD_COUNT_LOCK,
+        )
+        others = sorted({row[0] for row in rows} - {shard_count})
+        if others:
+            raise StorageError(
+                f"Other bot processes on {self._shown} count {others[0]} shards, and this one "
+                f"{shard_count} (SHARD_COUNT): give every process the same SHARD_COUNT, and stop "
+                "them all to change it."
+            )
+        await connection.execute(
+            "SELECT pg_advisory_lock_shared($1, $2)", _SHARD_COUNT_LOCK, shard_count
+        )
+        for shard in shards:
+            if not await connection.fetchval(
+                "SELECT pg_try_advisory_lock($1, $2)", _SHARD_LOCK, shard
+            ):
+                raise StorageError(
+                    f"Another bot process runs shard {shard} on {self._shown}: give each "
+                    "process shards of its own (SHARD_IDS), or stop the other one first."
+                )
 
     async def schema_version(self) -> int:
         """Read the version row of `schema_version` (0 before the first migration)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from dotenv import dotenv_values
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.database import DatabaseUrl
@@ -50,9 +50,18 @@ class Settings(BaseSettings):
     command_name: str = "shithead"
     sandbox_host: str = "127.0.0.1"
     sandbox_port: int = Field(default=8765, ge=0, le=65535)
+    # Discord shards: how many the bot has in all, and which of them this process runs
+    # (unset: all of them).
+    shard_count: int = Field(default=1, ge=1, le=10_000)
+    shard_ids: str | None = None
 
     @field_validator(
-        "discord_token", "dev_guild_id", "sandbox_database_path", "database_url", mode="before"
+        "discord_token",
+        "dev_guild_id",
+        "sandbox_database_path",
+        "database_url",
+        "shard_ids",
+        mode="before",
     )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
@@ -83,6 +92,33 @@ class Settings(BaseSettings):
         DatabaseUrl.parse(value)
         return value.strip()
 
+    @field_validator("shard_ids")
+    @classmethod
+    def _shard_ids(cls, value: str | None) -> str | None:
+        """Refuse a list of shards that is not numbers and ranges."""
+        if value is not None:
+            parse_shard_ids(value)
+        return value
+
+    @model_validator(mode="after")
+    def _shards_exist(self) -> Settings:
+        """Refuse shards past SHARD_COUNT, and a part of the shards on an SQLite file."""
+        if self.shard_ids is None:
+            return self
+        ids = parse_shard_ids(self.shard_ids)
+        if ids[-1] >= self.shard_count:
+            raise ValueError(
+                f"SHARD_IDS names shard {ids[-1]}, but the shards are 0 to "
+                f"{self.shard_count - 1} (SHARD_COUNT is {self.shard_count}): change one of them."
+            )
+        if len(ids) < self.shard_count and self.database.dialect == "sqlite":
+            raise ValueError(
+                "SHARD_IDS names a part of the shards, so other processes run the rest, and "
+                "processes cannot share an SQLite file: set DATABASE_URL to a PostgreSQL "
+                "database, or leave SHARD_IDS unset."
+            )
+        return self
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_log_level(cls, value: object) -> object:
@@ -112,9 +148,35 @@ class Settings(BaseSettings):
         return "DATABASE_PATH" if self.database_url is None else "DATABASE_URL"
 
     @property
+    def shards(self) -> tuple[int, ...]:
+        """The shards this process runs: SHARD_IDS, else every shard."""
+        if self.shard_ids is None:
+            return tuple(range(self.shard_count))
+        return parse_shard_ids(self.shard_ids)
+
+    @property
     def has_token(self) -> bool:
         """Say whether a bot token is set (else the bot runs against the sandbox)."""
         return self.discord_token is not None
+
+
+def parse_shard_ids(text: str) -> tuple[int, ...]:
+    """Read shard ids like `0-3` or `0,2,5-7` into sorted distinct ids; `ValueError` if not."""
+    ids: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        first, dash, last = part.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ValueError("must be shard numbers and ranges, such as 0-3 or 0,2,5-7")
+        low, high = int(first), int(last or first)
+        if high < low:
+            raise ValueError(f"the range {part} goes down: write it low to high, as {high}-{low}")
+        ids.update(range(low, high + 1))
+    return tuple(sorted(ids))
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """Say which shard Discord sends a guild's events on."""
+    return (guild_id >> 22) % shard_count
 
 
 # Every key the bot reads, as written in `.env` or the environment.
@@ -135,6 +197,9 @@ def _source(key: str) -> str:
 def _explain(key: str, message: str, value: object) -> str:
     """Put one refused value into a sentence naming its key and where to change it."""
     message = message.removeprefix("Value error, ")
+    if not key:
+        # A refusal of two settings together is a whole sentence that names them.
+        return message
     where = _source(key)
     if key == "DISCORD_TOKEN":
         # Never show the token, not even a wrong one.

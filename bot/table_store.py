@@ -1,11 +1,13 @@
-"""The core's table store on the bot's SQLite storage."""
+"""The core's table store on the bot's storage (SQLite or PostgreSQL)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.storage import GameRecord, PlayerRecord, Storage, StoredTable
+from bot.settings import shard_of
+from bot.storage import GameRecord, PlayerRecord, RunningRow, Storage, StoredTable
 from engine.rules import rules_to_json
 from engine.views import table_view
 from tables.model import Table
@@ -35,10 +37,26 @@ ENDED_KEPT = timedelta(days=1)
 
 
 class StorageTableStore:
-    """Save running tables, record finished games, restore tables at start."""
+    """Save running tables, record finished games, restore tables at start.
 
-    def __init__(self, storage: Storage) -> None:
+    A process that runs some of the bot's shards restores only its shards' guilds' tables:
+    the others are another process's.
+    """
+
+    def __init__(
+        self, storage: Storage, shards: Sequence[int] = (0,), shard_count: int = 1
+    ) -> None:
         self.storage = storage
+        self.shards = frozenset(shards)
+        self.shard_count = shard_count
+
+    def _own(self, rows: list[RunningRow]) -> list[StoredState]:
+        """Keep the tables of this process's shards' guilds."""
+        return [
+            StoredState(row.table_id, row.text)
+            for row in rows
+            if shard_of(row.guild_id, self.shard_count) in self.shards
+        ]
 
     async def save(self, table: Table, state: dict[str, Any]) -> None:
         """Write a running table."""
@@ -80,15 +98,12 @@ class StorageTableStore:
         )
 
     async def load(self) -> list[StoredState]:
-        """Read every running table not set aside as unreadable."""
-        return [StoredState(row.table_id, row.text) for row in await self.storage.running_tables()]
+        """Read every running table of our shards not set aside as unreadable."""
+        return self._own(await self.storage.running_tables())
 
     async def load_ended(self) -> list[StoredState]:
-        """Read the tables that ended within the last day; forget older ones."""
-        since = datetime.now(UTC) - ENDED_KEPT
-        return [
-            StoredState(row.table_id, row.text) for row in await self.storage.ended_tables(since)
-        ]
+        """Read our shards' tables that ended within the last day; forget older ones."""
+        return self._own(await self.storage.ended_tables(datetime.now(UTC) - ENDED_KEPT))
 
     async def mark_unreadable(self, table_id: str, reason: str) -> None:
         """Set an unreadable table aside so start-up skips it."""
