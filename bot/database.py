@@ -11,7 +11,7 @@ import asyncio
 import re
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -371,6 +371,7 @@ class PostgresDatabase(Database):
         self._pool = pool
         self._shown = shown
         self._held: asyncpg.Connection | None = None
+        self._listeners: list[tuple[str, Callable[..., None]]] = []
 
     @classmethod
     async def open(
@@ -406,6 +407,8 @@ class PostgresDatabase(Database):
         """Let the database go, and close the pool."""
         if self._held is not None:
             held, self._held = self._held, None
+            for channel, callback in self._listeners:
+                await held.remove_listener(channel, callback)
             await self._pool.release(held)
         await self._pool.close()
 
@@ -455,6 +458,23 @@ class PostgresDatabase(Database):
                     f"Another bot process runs shard {shard} on {self._shown}: give each "
                     "process shards of its own (SHARD_IDS), or stop the other one first."
                 )
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """Send a notification to the processes listening on a channel (once to each)."""
+        try:
+            await self._pool.execute("SELECT pg_notify($1, $2)", channel, payload)
+        except asyncpg.PostgresError as exc:  # a payload over 8,000 bytes, say
+            raise StorageError(f"cannot notify {channel}: {exc}") from exc
+
+    async def listen(self, channel: str, heard: Callable[[str], None]) -> None:
+        """Hear a channel's notifications on the claimed connection, while this process runs."""
+        assert self._held is not None, "claim the shards first"
+
+        def callback(_connection: object, _pid: int, _channel: str, payload: str) -> None:
+            heard(payload)
+
+        await self._held.add_listener(channel, callback)
+        self._listeners.append((channel, callback))
 
     async def schema_version(self) -> int:
         """Read the version row of `schema_version` (0 before the first migration)."""

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from bot.client import ShitheadBot, use_discord_at
+from bot.client import ShitheadBot, make_bot, use_discord_at
 from bot.instance import InstanceLock, check_database_path
 from bot.settings import Settings, SettingsError, missing_token
 
@@ -295,7 +295,7 @@ async def run_production(
         raise SettingsError(missing_token())
     database = settings.database
     return await run_until_stopped(
-        lambda: ShitheadBot(settings),
+        lambda: make_bot(settings),
         settings.discord_token.get_secret_value(),
         database.path if database.dialect == "sqlite" else None,
         setting=setting or settings.database_setting,
@@ -381,7 +381,7 @@ async def run_sandbox(
             print(help_text, flush=True)
             run_settings = settings.model_copy(update={"database_path": path, "database_url": None})
             return await serve(
-                lambda: ShitheadBot(run_settings), sandbox.token, stopper, patience or Patience()
+                lambda: make_bot(run_settings), sandbox.token, stopper, patience or Patience()
             )
         finally:
             await sandbox.stop()

@@ -221,6 +221,13 @@ class Storage:
             )
         return [RunningRow(row[0], row[1], row[2], row[3]) for row in rows]
 
+    async def table_guild(self, table_id: str) -> int | None:
+        """Say which server a stored table (running or ended) is in, if it is stored."""
+        rows = await self.database.fetch(
+            "SELECT guild_id FROM running_tables WHERE table_id = ?", (table_id,)
+        )
+        return int(rows[0][0]) if rows else None
+
     async def mark_unreadable(self, table_id: str, reason: str) -> None:
         """Set a running table aside with the reason it cannot be read; start-up skips it."""
         async with self.database.transaction() as db:

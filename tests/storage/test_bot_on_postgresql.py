@@ -57,7 +57,7 @@ async def test_a_game_started_by_one_process_is_finished_by_the_next(postgres: C
                 await ready_up(driver, user, await latest_dm(driver, user, table, seat))
             assert table.phase == "play"
             # A second bot on the same database is refused while this one runs.
-            with pytest.raises(StorageError, match="Another bot process is running"):
+            with pytest.raises(StorageError, match="Another bot process runs shard 0 on "):
                 async with connected_bot(sandbox, make_bot(url)):
                     pass
             await first.presenter.pacer.idle()
