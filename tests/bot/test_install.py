@@ -247,7 +247,7 @@ def test_each_supported_python_installs_the_lock_and_the_wheel(
     )
     major, minor, migrations = run(python, "-c", check, cwd=tmp_path).split()
     assert (int(major), int(minor)) == version
-    assert int(migrations) == len(MIGRATIONS)
+    assert int(migrations) == len(load_migrations())
     assert "shithead-bot" in run(python, "-m", "bot", "--version", cwd=tmp_path)
 
 
