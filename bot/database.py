@@ -46,6 +46,11 @@ _PLACEHOLDER = re.compile(r"\?")
 Dialect = Literal["sqlite", "postgresql"]
 
 
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """Say which shard Discord sends a guild's events on."""
+    return (guild_id >> 22) % shard_count
+
+
 class StorageError(Exception):
     """The database cannot be used by this version of the bot; the message says why."""
 
@@ -181,6 +186,10 @@ class Database(ABC):
         """Hold this process's shards until it closes; refuse shards another process runs."""
 
     @abstractmethod
+    async def check_owner(self, connection: Connection, guild_id: int) -> None:
+        """Refuse, in a write's transaction, to write a guild's table this process lost."""
+
+    @abstractmethod
     def _migrating(self) -> AbstractAsyncContextManager[None]:
         """Hold the database for migrations, so one process at a time migrates it."""
 
@@ -302,6 +311,9 @@ class SqliteDatabase(Database):
     async def claim(self, shards: Sequence[int], shard_count: int) -> None:
         """Nothing to hold here: `bot.instance` locks the file, with every shard, beforehand."""
 
+    async def check_owner(self, connection: Connection, guild_id: int) -> None:
+        """Nothing to check: the file's lock is held until the process ends."""
+
     async def schema_version(self) -> int:
         """Read `PRAGMA user_version`, where SQLite keeps the schema version."""
         [row] = await self.fetch("PRAGMA user_version")
@@ -371,6 +383,8 @@ class PostgresDatabase(Database):
         self._pool = pool
         self._shown = shown
         self._held: asyncpg.Connection | None = None
+        # The server process of the held connection, and the shard count claimed with it.
+        self._holder: tuple[int, int] | None = None
         self._listeners: list[tuple[str, Callable[..., None]]] = []
 
     @classmethod
@@ -430,6 +444,28 @@ class PostgresDatabase(Database):
             await self._pool.release(connection)
             raise
         self._held = connection
+        self._holder = (connection.get_server_pid(), shard_count)
+
+    async def check_owner(self, connection: Connection, guild_id: int) -> None:
+        """Refuse the write unless our held connection still holds the guild's shard.
+
+        Its lock goes if that connection dies (the network, the server); another process
+        may then run the shard, and this one must not write over what that one writes.
+        """
+        if self._holder is None:
+            return  # a tool (python -m bot.migrate) or a test, not a bot running shards
+        pid, shard_count = self._holder
+        shard = shard_of(guild_id, shard_count)
+        held = await connection.fetch(
+            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ? "
+            "AND objid = ? AND objsubid = 2 AND pid = ? AND granted",
+            (_SHARD_LOCK, shard, pid),
+        )
+        if not held:
+            raise StorageError(
+                f"This process no longer holds shard {shard} on {self._shown} (its connection "
+                "was lost): it writes nothing more there, so restart it."
+            )
 
     async def _claim(
         self, connection: asyncpg.Connection, shards: Sequence[int], shard_count: int

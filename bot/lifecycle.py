@@ -379,7 +379,9 @@ async def run_sandbox(
             why = "--sandbox was given" if settings.has_token else "No DISCORD_TOKEN is set"
             help_text = SANDBOX_HELP.format(why=why, url=sandbox.url, world=world)
             print(help_text, flush=True)
-            run_settings = settings.model_copy(update={"database_path": path, "database_url": None})
+            # The sandbox's world is its own SQLite file, run by this one process.
+            update = {"database_path": path, "database_url": None, "shard_ids": None}
+            run_settings = settings.model_copy(update=update)
             return await serve(
                 lambda: make_bot(run_settings), sandbox.token, stopper, patience or Patience()
             )

@@ -18,8 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.custom_ids import table_of
-from bot.database import PostgresDatabase, StorageError
-from bot.settings import shard_of
+from bot.database import PostgresDatabase, StorageError, shard_of
 from bot.storage import Storage
 from tables.service import TableService
 

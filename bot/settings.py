@@ -174,11 +174,6 @@ def parse_shard_ids(text: str) -> tuple[int, ...]:
     return tuple(sorted(ids))
 
 
-def shard_of(guild_id: int, shard_count: int) -> int:
-    """Say which shard Discord sends a guild's events on."""
-    return (guild_id >> 22) % shard_count
-
-
 # Every key the bot reads, as written in `.env` or the environment.
 KNOWN_KEYS = tuple(name.upper() for name in Settings.model_fields)
 

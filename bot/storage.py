@@ -164,8 +164,9 @@ class Storage:
         async with self.database.transaction() as db:
             await self._upsert_table(db, table)
 
-    @staticmethod
-    async def _upsert_table(db: Connection, table: StoredTable) -> None:
+    async def _upsert_table(self, db: Connection, table: StoredTable) -> None:
+        """Write a table's state, if this process still owns its guild's shard."""
+        await self.database.check_owner(db, table.guild_id)
         await db.execute(
             "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
             "VALUES (?, ?, ?, ?, ?) "

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.settings import shard_of
+from bot.database import shard_of
 from bot.storage import GameRecord, PlayerRecord, RunningRow, Storage, StoredTable
 from engine.rules import rules_to_json
 from engine.views import table_view

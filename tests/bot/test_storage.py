@@ -252,7 +252,7 @@ async def test_a_read_never_sees_another_coroutines_unfinished_transaction(
     async def rolled_back_write() -> None:
         with pytest.raises(RuntimeError):
             async with storage.database.transaction() as db:
-                await Storage._upsert_table(db, StoredTable("t-half", 1, 2, {"v": 1}))
+                await storage._upsert_table(db, StoredTable("t-half", 1, 2, {"v": 1}))
                 await release.wait()
                 raise RuntimeError("the action failed half way")
 

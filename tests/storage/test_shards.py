@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.database import DatabaseUrl, StorageError
-from bot.settings import SettingsError, get_settings, parse_shard_ids, shard_of
+from bot.database import DatabaseUrl, StorageError, shard_of
+from bot.settings import SettingsError, get_settings, parse_shard_ids
 from bot.storage import Storage, StoredTable
 from bot.table_store import StorageTableStore
 from tables.service import TableService
@@ -190,3 +190,27 @@ async def test_processes_hold_their_own_shards_only(postgres: Cluster) -> None:
     finally:
         await second.close()
         await third.close()
+
+
+async def test_a_process_that_lost_its_shards_writes_nothing_more(postgres: Cluster) -> None:
+    url = await postgres.new_database()
+    first, second = await Storage.open(url), await Storage.open(url)
+    try:
+        await first.database.claim((0, 1), 2)
+        await first.save_table(StoredTable("t", guild_on(1, 2), 1, {"version": 1}))
+        # The server loses the first process's held connection: its shards are free.
+        async with second.database.transaction() as db:
+            await db.fetch(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
+                "AND objsubid = 2 AND granted AND pid <> pg_backend_pid()"
+            )
+        await second.database.claim((1,), 2)
+        await second.save_table(StoredTable("t", guild_on(1, 2), 1, {"version": 2}))
+        with pytest.raises(StorageError, match="no longer holds shard 1 on postgresql"):
+            await first.save_table(StoredTable("t", guild_on(1, 2), 1, {"version": 3}))
+        with pytest.raises(StorageError, match="no longer holds shard 1"):
+            await first.finish_table(StoredTable("t", guild_on(1, 2), 1, {"version": 3}), None)
+        assert [row.text for row in await second.running_tables()] == ['{"version":2}']
+    finally:
+        await first.close()
+        await second.close()

@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from bot.client import ShardedShitheadBot, ShitheadBot, Tuning, make_bot
-from bot.settings import get_settings, shard_of
+from bot.database import shard_of
+from bot.settings import get_settings
 from sandbox.driver import Driver
 from sandbox.testing import connected_bot, running_sandbox
 from tables.model import Table
