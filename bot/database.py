@@ -2,7 +2,9 @@
 
 `bot.storage` writes its statements once, with `?` placeholders, in the SQL both dialects
 share. What differs between them lives here, once each: connecting, transactions, how the
-schema version is kept, how migrations run and the statement that renumbers after a copy.
+schema version is kept, how migrations run, how a bot process holds its shards (and checks
+it still does before a write), notifications between processes, and the statement that
+renumbers after a copy.
 """
 
 from __future__ import annotations
