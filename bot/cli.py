@@ -64,8 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="PATH",
         help=(
-            "the SQLite file for this run: instead of DATABASE_PATH on Discord, or of "
-            "SANDBOX_DATABASE_PATH in the sandbox (to keep a sandbox world across runs)"
+            "the SQLite file for this run: instead of DATABASE_URL or DATABASE_PATH on Discord, "
+            "or of SANDBOX_DATABASE_PATH in the sandbox (to keep a sandbox world across runs)"
         ),
     )
     parser.add_argument(
@@ -110,9 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             if not settings.has_token:
                 raise SettingsError(missing_token())
-            setting = "DATABASE_PATH"
+            setting = settings.database_setting
             if args.database is not None:
-                settings = settings.model_copy(update={"database_path": args.database})
+                update = {"database_path": args.database, "database_url": None}
+                settings = settings.model_copy(update=update)
                 setting = "--database"
             line = asyncio.run(run_production(settings, setting=setting))
     except (SettingsError, StartupError, InstanceError, StorageError) as exc:

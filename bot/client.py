@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import discord
 import yarl
@@ -17,6 +19,7 @@ from bot.i18n import t
 from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.rating_store import RatingStore
+from bot.routing import ClickRouter
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
@@ -52,6 +55,8 @@ class Tuning:
     # The table message shows the newest state at most once per interval.
     table_interval: float = 2.0
     seeds: Callable[[], int] | None = None
+    # Discord lets a bot identify one shard every 5 s (its max_concurrency of 1).
+    identify_gap: float = 5.0
 
 
 class ShitheadBot(commands.Bot):
@@ -60,7 +65,12 @@ class ShitheadBot(commands.Bot):
     def __init__(self, settings: Settings, tuning: Tuning | None = None) -> None:
         # The bot has no voice features: don't warn that voice libraries are missing.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
-        super().__init__(command_prefix=commands.when_mentioned, intents=make_intents())
+        # Read by the sharded bot (the plain one runs the only shard).
+        shards: dict[str, Any] = {
+            "shard_count": settings.shard_count,
+            "shard_ids": list(settings.shards),
+        }
+        super().__init__(command_prefix=commands.when_mentioned, intents=make_intents(), **shards)
         self.settings = settings
         self.tuning = tuning or Tuning()
         self.storage: Storage | None = None
@@ -86,11 +96,19 @@ class ShitheadBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Open storage, restore tables, load the extensions and sync the commands."""
-        self.storage = await Storage.open(self.settings.database_path)
+        settings = self.settings
+        self.storage = await Storage.open(settings.database)
+        await self.storage.database.claim(settings.shards, settings.shard_count)
         rated = await RatingStore(self.storage).rate_unrated()
         if rated:
             log.info("rated %d games recorded before their ratings", rated)
-        self.tables.store = StorageTableStore(self.storage, self.presenter.rating_changes)
+        self.tables.store = StorageTableStore(
+            self.storage, settings.shards, settings.shard_count, self.presenter.rating_changes
+        )
+        if len(settings.shards) < settings.shard_count:
+            # Other processes run the other shards: DM clicks on their tables go to them.
+            router = ClickRouter(self.storage, self.tables, settings.shards, settings.shard_count)
+            await router.install(self._connection.parsers)
         self.presenter.store = self.storage
         restored = [snapshot(table) for table in await self.tables.restore()]
         await self.presenter.load(restored)
@@ -108,6 +126,11 @@ class ShitheadBot(commands.Bot):
         else:
             synced = await self.tree.sync()
         log.info("synced %d application commands", len(synced))
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Wait between two shards' IDENTIFYs as long as Discord asks."""
+        if not initial:
+            await asyncio.sleep(self.tuning.identify_gap)
 
     async def on_tree_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -164,3 +187,13 @@ class ShitheadBot(commands.Bot):
         if guild is None:
             return False
         return guild.unavailable or guild.get_channel_or_thread(shown.channel_id) is not None
+
+
+class ShardedShitheadBot(ShitheadBot, commands.AutoShardedBot):
+    """The bot running some or all of several shards, one gateway connection each."""
+
+
+def make_bot(settings: Settings, tuning: Tuning | None = None) -> ShitheadBot:
+    """Build the bot the settings ask for: sharded when SHARD_COUNT is more than one."""
+    kind = ShardedShitheadBot if settings.shard_count > 1 else ShitheadBot
+    return kind(settings, tuning)

@@ -35,6 +35,12 @@ def encode(table_id: str, version: int, verb: str, arg: str | None = None) -> st
     return text
 
 
+def table_of(custom_id: str) -> str | None:
+    """Say which table a custom_id of the scheme names (None for another component)."""
+    found = re.match(rf"{PREFIX}:{_TABLE}:", custom_id)
+    return found["table"] if found else None
+
+
 def numbers(arg: str | None) -> tuple[int, ...]:
     """Read an argument of dot-separated indexes (empty when there is none)."""
     if not arg:

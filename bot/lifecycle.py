@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from bot.client import ShitheadBot, use_discord_at
+from bot.client import ShitheadBot, make_bot, use_discord_at
 from bot.instance import InstanceLock, check_database_path
 from bot.settings import Settings, SettingsError, missing_token
 
@@ -261,8 +261,14 @@ async def serve(
 
 
 @contextlib.contextmanager
-def holding(database: Path, setting: str) -> Iterator[None]:
-    """Check the database path, then hold its lock (one bot per database) for the block."""
+def holding(database: Path | None, setting: str) -> Iterator[None]:
+    """Check an SQLite database's path, then hold its lock (one bot per file) for the block.
+
+    None is a database server: the bot holds it once connected (`Database.claim`).
+    """
+    if database is None:
+        yield
+        return
     check_database_path(database, setting)
     with InstanceLock(database, setting):
         yield
@@ -271,7 +277,7 @@ def holding(database: Path, setting: str) -> Iterator[None]:
 async def run_until_stopped(
     make_bot: Callable[[], ShitheadBot],
     token: str,
-    database: Path,
+    database: Path | None,
     *,
     setting: str = "DATABASE_PATH",
     patience: Patience | None = None,
@@ -282,16 +288,17 @@ async def run_until_stopped(
 
 
 async def run_production(
-    settings: Settings, *, setting: str = "DATABASE_PATH", patience: Patience | None = None
+    settings: Settings, *, setting: str | None = None, patience: Patience | None = None
 ) -> str:
     """Run the bot on Discord with the settings' token until stopped; say how it stopped."""
     if settings.discord_token is None:
         raise SettingsError(missing_token())
+    database = settings.database
     return await run_until_stopped(
-        lambda: ShitheadBot(settings),
+        lambda: make_bot(settings),
         settings.discord_token.get_secret_value(),
-        settings.database_path,
-        setting=setting,
+        database.path if database.dialect == "sqlite" else None,
+        setting=setting or settings.database_setting,
         patience=patience,
     )
 
@@ -374,9 +381,11 @@ async def run_sandbox(
             why = "--sandbox was given" if settings.has_token else "No DISCORD_TOKEN is set"
             help_text = SANDBOX_HELP.format(why=why, url=sandbox.url, world=world)
             print(help_text, flush=True)
-            run_settings = settings.model_copy(update={"database_path": path})
+            # The sandbox's world is its own SQLite file, run by this one process.
+            update = {"database_path": path, "database_url": None, "shard_ids": None}
+            run_settings = settings.model_copy(update=update)
             return await serve(
-                lambda: ShitheadBot(run_settings), sandbox.token, stopper, patience or Patience()
+                lambda: make_bot(run_settings), sandbox.token, stopper, patience or Patience()
             )
         finally:
             await sandbox.stop()

@@ -12,20 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from pathlib import Path
-
-import aiosqlite
+from typing import Any
 
 from bot.ratings import Change, Rating, Seat, ranks, replay
 from bot.storage import Storage, _timestamp
 
-# Whose rating a seat moves: a member by id, a computer by the level its recorded name ends
-# with ("Computer 2 (expert)" is `computer:expert`); NULL for a forgotten member.
-_WHO = (
-    "CASE WHEN p.is_bot THEN 'computer:' || rtrim(substr(p.name, instr(p.name, '(') + 1), ')') "
-    "WHEN p.user_id IS NOT NULL THEN 'member:' || p.user_id END"
-)
 _SEATS = (
-    f"SELECT g.id, g.guild_id, p.seat, {_WHO}, p.place, p.loser "
+    "SELECT g.id, g.guild_id, p.seat, p.is_bot, p.name, p.user_id, p.place, p.loser "
     "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
 )
 _CHANGE = "r.mu_before, r.sigma_before, r.mu, r.sigma"
@@ -107,8 +100,17 @@ class Recomputed:
         return found + ("; stored the derived ratings." if written else ".")
 
 
-def _seat_rows(rows: Sequence[aiosqlite.Row]) -> list[_SeatRow]:
-    return [_SeatRow(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
+def who(is_bot: bool, name: str | None, user_id: int | None) -> str | None:
+    """Say whose rating a seat moves: a member by id, a computer by the level its recorded
+    name ends with ("Computer 2 (expert)" is `computer:expert`); None for a forgotten member."""
+    if is_bot:
+        level = (name or "")[(name or "").find("(") + 1 :].rstrip(")")
+        return f"computer:{level}"
+    return None if user_id is None else f"member:{user_id}"
+
+
+def _seat_rows(rows: Sequence[Sequence[Any]]) -> list[_SeatRow]:
+    return [_SeatRow(r[0], r[1], r[2], who(bool(r[3]), r[4], r[5]), r[6], bool(r[7])) for r in rows]
 
 
 def _change(row: Sequence[float]) -> Change:
@@ -151,13 +153,6 @@ def _players(games: Sequence[Sequence[_SeatRow]]) -> list[tuple[int, str, int, i
     return [(guild, who, counts[guild, who], *latest[guild, who]) for guild, who in counts]
 
 
-async def _fetch(
-    db: aiosqlite.Connection, sql: str, params: Sequence[object] = ()
-) -> list[aiosqlite.Row]:
-    async with db.execute(sql, tuple(params)) as cursor:
-        return list(await cursor.fetchall())
-
-
 class RatingStore:
     """The ratings' queries, on the bot's storage and its transactions."""
 
@@ -166,18 +161,15 @@ class RatingStore:
 
     async def rate_unrated(self) -> int:
         """Rate every game not rated yet, oldest first, from its players' ratings; say how many."""
-        async with self.storage._transaction() as db:
-            pending = _seat_rows(
-                await _fetch(db, _SEATS + f"WHERE {_UNRATED} ORDER BY g.id, p.seat")
-            )
+        async with self.storage.database.transaction() as db:
+            pending = _seat_rows(await db.fetch(_SEATS + f"WHERE {_UNRATED} ORDER BY g.id, p.seat"))
             if not pending:
                 return 0
             guilds = sorted({seat.guild_id for seat in pending})
             marks = ", ".join("?" * len(guilds))
             current = {
                 f"{row[0]}/{row[1]}": Rating(row[2], row[3])
-                for row in await _fetch(
-                    db,
+                for row in await db.fetch(
                     "SELECT pr.guild_id, pr.who, r.mu, r.sigma FROM player_ratings AS pr "
                     "JOIN seat_ratings AS r ON r.game_id = pr.game_id AND r.seat = pr.seat "
                     f"WHERE pr.guild_id IN ({marks})",
@@ -192,7 +184,7 @@ class RatingStore:
 
     async def game_changes(self, game_id: int) -> list[Change]:
         """Read a rated game's changes, seat by seat (none while it is unrated)."""
-        rows = await self.storage._fetch(
+        rows = await self.storage.database.fetch(
             f"SELECT {_CHANGE} FROM seat_ratings AS r WHERE r.game_id = ? ORDER BY r.seat",
             (game_id,),
         )
@@ -200,7 +192,7 @@ class RatingStore:
 
     async def game_at(self, guild_id: int, channel_id: int, ended_at: datetime) -> int | None:
         """Find the recorded game that ended in a channel at a moment."""
-        rows = await self.storage._fetch(
+        rows = await self.storage.database.fetch(
             "SELECT id FROM games WHERE guild_id = ? AND channel_id = ? AND ended_at = ? "
             "ORDER BY id DESC LIMIT 1",
             (guild_id, channel_id, _timestamp(ended_at)),
@@ -209,7 +201,7 @@ class RatingStore:
 
     async def member_history(self, guild_id: int, user_id: int) -> list[Change]:
         """A member's rating changes on a server, oldest first."""
-        rows = await self.storage._fetch(
+        rows = await self.storage.database.fetch(
             f"SELECT {_CHANGE} FROM game_players AS p "
             "JOIN seat_ratings AS r ON r.game_id = p.game_id AND r.seat = p.seat "
             "JOIN games AS g ON g.id = p.game_id "
@@ -220,7 +212,7 @@ class RatingStore:
 
     async def standings(self, guild_id: int, since: datetime | None = None) -> list[RatingRow]:
         """Every rated player of a server, with their latest rating (played since a moment)."""
-        rows = await self.storage._fetch(
+        rows = await self.storage.database.fetch(
             _LATEST + "WHERE pr.guild_id = ? AND g.ended_at >= ?",
             (guild_id, _timestamp(since) if since else ""),
         )
@@ -239,21 +231,19 @@ class RatingStore:
 
     async def recompute(self, *, write: bool) -> Recomputed:
         """Rate every recorded game again from nothing; compare, and store when `write`."""
-        async with self.storage._transaction() as db:
-            games = _games(_seat_rows(await _fetch(db, _SEATS + "ORDER BY g.id, p.seat")))
+        async with self.storage.database.transaction() as db:
+            games = _games(_seat_rows(await db.fetch(_SEATS + "ORDER BY g.id, p.seat")))
             stored = {
                 (row[0], row[1]): tuple(row[2:])
-                for row in await _fetch(
-                    db, f"SELECT game_id, seat, {_CHANGE} FROM seat_ratings AS r"
-                )
+                for row in await db.fetch(f"SELECT game_id, seat, {_CHANGE} FROM seat_ratings AS r")
             }
             derived = _rows_of(games, replay(_finishers(game) for game in games))
             players = _players(games)
             wanted = {(row[0], row[1]): row[2:] for row in players}
             have = {
                 (row[0], row[1]): tuple(row[2:])
-                for row in await _fetch(
-                    db, "SELECT guild_id, who, games, game_id, seat FROM player_ratings"
+                for row in await db.fetch(
+                    "SELECT guild_id, who, games, game_id, seat FROM player_ratings"
                 )
             }
             differences = [

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Literal
 
 from dotenv import dotenv_values
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.database import DatabaseUrl
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 LOG_LEVELS: tuple[LogLevel, ...] = typing.get_args(LogLevel)
@@ -39,6 +41,8 @@ class Settings(BaseSettings):
 
     discord_token: SecretStr | None = None
     database_path: Path = Path("data/shithead.sqlite3")
+    # sqlite:///path or postgresql://…; set, it is used instead of DATABASE_PATH.
+    database_url: str | None = None
     # The sandbox's own world; unset, each sandbox run gets a temporary file.
     sandbox_database_path: Path | None = None
     log_level: LogLevel = "INFO"
@@ -46,8 +50,19 @@ class Settings(BaseSettings):
     command_name: str = "shithead"
     sandbox_host: str = "127.0.0.1"
     sandbox_port: int = Field(default=8765, ge=0, le=65535)
+    # Discord shards: how many the bot has in all, and which of them this process runs
+    # (unset: all of them).
+    shard_count: int = Field(default=1, ge=1, le=10_000)
+    shard_ids: str | None = None
 
-    @field_validator("discord_token", "dev_guild_id", "sandbox_database_path", mode="before")
+    @field_validator(
+        "discord_token",
+        "dev_guild_id",
+        "sandbox_database_path",
+        "database_url",
+        "shard_ids",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         """Treat `KEY=` in `.env` as not set."""
@@ -68,6 +83,42 @@ class Settings(BaseSettings):
             raise ValueError(_NOT_A_TOKEN)
         return SecretStr(token)
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        """Refuse a URL that names no database the bot can use."""
+        if value is None:
+            return None
+        DatabaseUrl.parse(value)
+        return value.strip()
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _shard_ids(cls, value: str | None) -> str | None:
+        """Refuse a list of shards that is not numbers and ranges."""
+        if value is not None:
+            parse_shard_ids(value)
+        return value
+
+    @model_validator(mode="after")
+    def _shards_exist(self) -> Settings:
+        """Refuse shards past SHARD_COUNT, and a part of the shards on an SQLite file."""
+        if self.shard_ids is None:
+            return self
+        ids = parse_shard_ids(self.shard_ids)
+        if ids[-1] >= self.shard_count:
+            raise ValueError(
+                f"SHARD_IDS names shard {ids[-1]}, but the shards are 0 to "
+                f"{self.shard_count - 1} (SHARD_COUNT is {self.shard_count}): change one of them."
+            )
+        if len(ids) < self.shard_count and self.database.dialect == "sqlite":
+            raise ValueError(
+                "SHARD_IDS names a part of the shards, so other processes run the rest, and "
+                "processes cannot share an SQLite file: set DATABASE_URL to a PostgreSQL "
+                "database, or leave SHARD_IDS unset."
+            )
+        return self
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_log_level(cls, value: object) -> object:
@@ -85,9 +136,42 @@ class Settings(BaseSettings):
         return value
 
     @property
+    def database(self) -> DatabaseUrl:
+        """The database the bot keeps its state in: DATABASE_URL, else the DATABASE_PATH file."""
+        if self.database_url is None:
+            return DatabaseUrl.sqlite(self.database_path)
+        return DatabaseUrl.parse(self.database_url)
+
+    @property
+    def database_setting(self) -> str:
+        """Name the setting that chose the database, for messages about it."""
+        return "DATABASE_PATH" if self.database_url is None else "DATABASE_URL"
+
+    @property
+    def shards(self) -> tuple[int, ...]:
+        """The shards this process runs: SHARD_IDS, else every shard."""
+        if self.shard_ids is None:
+            return tuple(range(self.shard_count))
+        return parse_shard_ids(self.shard_ids)
+
+    @property
     def has_token(self) -> bool:
         """Say whether a bot token is set (else the bot runs against the sandbox)."""
         return self.discord_token is not None
+
+
+def parse_shard_ids(text: str) -> tuple[int, ...]:
+    """Read shard ids like `0-3` or `0,2,5-7` into sorted distinct ids; `ValueError` if not."""
+    ids: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        first, dash, last = part.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ValueError("must be shard numbers and ranges, such as 0-3 or 0,2,5-7")
+        low, high = int(first), int(last or first)
+        if high < low:
+            raise ValueError(f"the range {part} goes down: write it low to high, as {high}-{low}")
+        ids.update(range(low, high + 1))
+    return tuple(sorted(ids))
 
 
 # Every key the bot reads, as written in `.env` or the environment.
@@ -108,6 +192,9 @@ def _source(key: str) -> str:
 def _explain(key: str, message: str, value: object) -> str:
     """Put one refused value into a sentence naming its key and where to change it."""
     message = message.removeprefix("Value error, ")
+    if not key:
+        # A refusal of two settings together is a whole sentence that names them.
+        return message
     where = _source(key)
     if key == "DISCORD_TOKEN":
         # Never show the token, not even a wrong one.
@@ -120,6 +207,9 @@ def _explain(key: str, message: str, value: object) -> str:
             f"DISCORD_TOKEN (in {where}) is not a bot token (three parts joined by dots): copy "
             "it again from the developer portal (Bot → Reset Token) into .env as DISCORD_TOKEN=…."
         )
+    if key == "DATABASE_URL":
+        # The URL may carry a password: say what is wrong without showing it.
+        return f"DATABASE_URL (in {where}) is not usable: {message}; change it."
     return f"{key} (in {where}) is {value!r}, which is refused ({message}): change it."
 
 

@@ -1,49 +1,52 @@
-"""The bot's SQLite storage: every SQL statement of the bot lives in this module."""
+"""The bot's storage: every SQL statement of the bot lives in this module.
+
+The statements are written once, in the SQL that SQLite and PostgreSQL share, with `?`
+placeholders; `bot.database` holds what differs between the two.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import re
-import sqlite3
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
+from bot.database import (
+    MIGRATIONS_DIR,
+    Connection,
+    Database,
+    DatabaseUrl,
+    Migration,
+    StorageError,
+    load_migrations,
+    open_database,
+)
 from bot.guild_settings import GuildSettings
 
+__all__ = ["MIGRATIONS_DIR", "Migration", "StorageError", "load_migrations"]
 
-def _packaged_migrations() -> Path:
-    """Find the folder of the `migrations` package, whose SQL files ship as package data."""
-    folder = resources.files("migrations")
-    # Installed on disk (as pip does), the package is a folder and importlib gives a Path.
-    return folder if isinstance(folder, Path) else Path(str(folder))
-
-
-MIGRATIONS_DIR = _packaged_migrations()
-_MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
-# The files SQLite keeps beside a database (WAL mode, and a rollback journal).
-_SIDE_FILES = ("-wal", "-shm", "-journal")
-
-
-class StorageError(Exception):
-    """The database cannot be used by this version of the bot; the message says why."""
-
-
-@dataclass(frozen=True)
-class Migration:
-    """One numbered schema change read from `migrations/NNNN_name.sql`."""
-
-    version: int
-    name: str
-    sql: str
+# Every table the bot keeps, parents before children, with its columns: what a copy from one
+# database to another moves (`python -m bot.migrate --from … --to …`).
+TABLES: dict[str, tuple[str, ...]] = {
+    "games": (
+        "id", "guild_id", "channel_id", "preset", "rules", "started_at", "ended_at", "moves",
+        "end_reason",
+    ),
+    "game_players": ("game_id", "seat", "user_id", "name", "is_bot", "place", "loser"),
+    "guild_settings": (
+        "guild_id", "preset", "overrides", "turn_seconds", "idle_turns",
+        "host_may_pick_preset", "updated_at", "remind_seconds", "language", "pictures",
+    ),
+    "running_tables": (
+        "table_id", "guild_id", "channel_id", "state", "updated_at", "unreadable", "ended_at",
+    ),
+    "message_refs": ("table_id", "user_id", "channel_id", "message_id", "dm_closed"),
+    # Rated seats before the players' latest ratings, which point at them.
+    "seat_ratings": ("game_id", "seat", "mu_before", "sigma_before", "mu", "sigma"),
+    "player_ratings": ("guild_id", "who", "games", "game_id", "seat"),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -124,31 +127,6 @@ class PlayedGame:
     place: int | None
 
 
-def load_migrations(directory: Traversable = MIGRATIONS_DIR) -> list[Migration]:
-    """Read the migration files in order; refuse gaps, stray names and an empty folder."""
-    migrations = []
-    files = sorted(
-        (each for each in directory.iterdir() if each.name.endswith(".sql")),
-        key=lambda each: each.name,
-    )
-    for file in files:
-        match = _MIGRATION_FILE.match(file.name)
-        if match is None:
-            raise StorageError(f"{file}: a migration file is named NNNN_name.sql")
-        migrations.append(Migration(int(match[1]), match[2], file.read_text(encoding="utf-8")))
-    if not migrations:
-        raise StorageError(
-            f"There are no migration files in {directory}: reinstall the bot (pip install .)."
-        )
-    for expected, migration in enumerate(migrations, start=1):
-        if migration.version != expected:
-            raise StorageError(
-                f"migration {migration.version:04d}_{migration.name}: "
-                f"expected number {expected:04d}"
-            )
-    return migrations
-
-
 def _timestamp(moment: datetime) -> str:
     """Write a moment as sortable UTC text (naive moments are taken as UTC)."""
     if moment.tzinfo is None:
@@ -160,115 +138,38 @@ def _now() -> str:
     return _timestamp(datetime.now(UTC))
 
 
-async def schema_version(db: aiosqlite.Connection) -> int:
-    """Read the schema version kept in the database."""
-    async with db.execute("PRAGMA user_version") as cursor:
-        row = await cursor.fetchone()
-    return int(row[0]) if row else 0
-
-
-async def migrate(
-    db: aiosqlite.Connection, migrations: list[Migration], target: int | None = None
-) -> int:
-    """Apply the migrations the database lacks, each in its own transaction; return the version."""
-    latest = migrations[-1].version if migrations else 0
-    target = latest if target is None else target
-    current = await schema_version(db)
-    if current > latest:
-        raise StorageError(
-            f"The database is at schema version {current}, newer than this bot knows "
-            f"(up to {latest}). Run a newer version of the bot, or point DATABASE_PATH "
-            "at another file."
-        )
-    for migration in migrations:
-        if current < migration.version <= target:
-            try:
-                # executescript runs the file as written; BEGIN..COMMIT makes it all or nothing,
-                # version included (PRAGMA user_version is transactional).
-                await db.executescript(
-                    f"BEGIN IMMEDIATE;\n{migration.sql}\n"
-                    f"PRAGMA user_version = {migration.version:d};\nCOMMIT;"
-                )
-            except sqlite3.Error as exc:
-                if db.in_transaction:
-                    await db.execute("ROLLBACK")
-                raise StorageError(
-                    f"migration {migration.version:04d}_{migration.name} failed: {exc}"
-                ) from exc
-            current = migration.version
-    return current
-
-
 class Storage:
-    """One aiosqlite connection; each public method is one transaction."""
+    """The bot's state in SQLite or PostgreSQL; each public method is one transaction."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
-        self._db = db
-        self._lock = asyncio.Lock()
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     @classmethod
-    async def open(cls, path: Path | str, migrations: list[Migration] | None = None) -> Storage:
-        """Open (creating) the database, turn on WAL and foreign keys, and migrate it.
+    async def open(
+        cls, where: DatabaseUrl | Path | str, migrations: list[Migration] | None = None
+    ) -> Storage:
+        """Open the database (a URL, or an SQLite file's path) and migrate it.
 
-        If that fails, a database file this call created is removed again; a file that was
-        there before is left as it was.
+        By default to the newest version of its dialect's migrations; a new SQLite file that
+        cannot be made ready is removed again.
         """
-        migrations = load_migrations() if migrations is None else migrations
-        created: list[Path] = []
-        if str(path) != ":memory:":
-            file = Path(path)
-            file.parent.mkdir(parents=True, exist_ok=True)
-            if not file.exists():
-                created = [file, *(Path(f"{file}{suffix}") for suffix in _SIDE_FILES)]
-        db = await aiosqlite.connect(str(path), isolation_level=None)
-        try:
-            await db.execute("PRAGMA journal_mode = WAL")
-            await db.execute("PRAGMA synchronous = FULL")
-            await db.execute("PRAGMA foreign_keys = ON")
-            await db.execute("PRAGMA busy_timeout = 5000")
-            await migrate(db, migrations)
-        except BaseException as exc:
-            await db.close()
-            for each in created:
-                each.unlink(missing_ok=True)
-            if isinstance(exc, sqlite3.DatabaseError):
-                raise StorageError(
-                    f"{path} is not a database this bot can use ({exc}): "
-                    "point DATABASE_PATH at another file."
-                ) from exc
-            raise
-        return cls(db)
+        url = where if isinstance(where, DatabaseUrl) else DatabaseUrl.sqlite(where)
+        return cls(await open_database(url, migrations))
 
     async def close(self) -> None:
-        """Close the connection."""
-        await self._db.close()
-
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """Run statements as one transaction that no other coroutine interleaves with."""
-        async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-            await self._db.execute("COMMIT")
-
-    async def _fetch(self, sql: str, params: tuple[object, ...] = ()) -> list[aiosqlite.Row]:
-        """Read rows, never in the middle of another coroutine's transaction."""
-        async with self._lock, self._db.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+        """Close the database."""
+        await self.database.close()
 
     # Running tables
 
     async def save_table(self, table: StoredTable) -> None:
         """Insert or replace a running table's state."""
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             await self._upsert_table(db, table)
 
-    @staticmethod
-    async def _upsert_table(db: aiosqlite.Connection, table: StoredTable) -> None:
+    async def _upsert_table(self, db: Connection, table: StoredTable) -> None:
+        """Write a table's state, if this process still owns its guild's shard."""
+        await self.database.check_owner(db, table.guild_id)
         await db.execute(
             "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
             "VALUES (?, ?, ?, ?, ?) "
@@ -289,7 +190,7 @@ class Storage:
 
         Both or neither: a game is never recorded twice, nor its ending lost. Give the game's id.
         """
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             game_id = None if record is None else await self._insert_game(db, record)
             await self._upsert_table(db, table)
             await db.execute(
@@ -300,12 +201,12 @@ class Storage:
 
     async def delete_table(self, table_id: str) -> None:
         """Forget a table."""
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             await db.execute("DELETE FROM running_tables WHERE table_id = ?", (table_id,))
 
     async def running_tables(self) -> list[RunningRow]:
         """Read every running table not set aside as unreadable, to restore them at start."""
-        rows = await self._fetch(
+        rows = await self.database.fetch(
             "SELECT table_id, guild_id, channel_id, state FROM running_tables "
             "WHERE unreadable IS NULL AND ended_at IS NULL ORDER BY table_id"
         )
@@ -313,21 +214,27 @@ class Storage:
 
     async def ended_tables(self, since: datetime) -> list[RunningRow]:
         """Read the tables that ended since a moment; forget those that ended before it."""
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             await db.execute(
                 "DELETE FROM running_tables WHERE ended_at IS NOT NULL AND ended_at < ?",
                 (_timestamp(since),),
             )
-            async with db.execute(
+            rows = await db.fetch(
                 "SELECT table_id, guild_id, channel_id, state FROM running_tables "
                 "WHERE unreadable IS NULL AND ended_at IS NOT NULL ORDER BY ended_at, table_id"
-            ) as cursor:
-                rows = list(await cursor.fetchall())
+            )
         return [RunningRow(row[0], row[1], row[2], row[3]) for row in rows]
+
+    async def table_guild(self, table_id: str) -> int | None:
+        """Say which server a stored table (running or ended) is in, if it is stored."""
+        rows = await self.database.fetch(
+            "SELECT guild_id FROM running_tables WHERE table_id = ?", (table_id,)
+        )
+        return int(rows[0][0]) if rows else None
 
     async def mark_unreadable(self, table_id: str, reason: str) -> None:
         """Set a running table aside with the reason it cannot be read; start-up skips it."""
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             await db.execute(
                 "UPDATE running_tables SET unreadable = ? WHERE table_id = ?",
                 (reason or "unreadable", table_id),
@@ -337,7 +244,7 @@ class Storage:
 
     async def message_refs(self) -> list[MessageRef]:
         """Read every table's message references."""
-        rows = await self._fetch(
+        rows = await self.database.fetch(
             "SELECT table_id, user_id, channel_id, message_id, dm_closed FROM message_refs "
             "ORDER BY table_id, user_id"
         )
@@ -345,7 +252,7 @@ class Storage:
 
     async def save_message_ref(self, ref: MessageRef) -> None:
         """Insert or replace one message reference."""
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             await db.execute(
                 "INSERT INTO message_refs (table_id, user_id, channel_id, message_id, dm_closed) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET "
@@ -356,16 +263,16 @@ class Storage:
 
     async def forget_message_refs(self, table_id: str) -> None:
         """Drop a table's message references."""
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             await db.execute("DELETE FROM message_refs WHERE table_id = ?", (table_id,))
 
     # Finished games
 
     @staticmethod
-    async def _insert_game(db: aiosqlite.Connection, record: GameRecord) -> int:
-        cursor = await db.execute(
+    async def _insert_game(db: Connection, record: GameRecord) -> int:
+        [(game_id,)] = await db.fetch(
             "INSERT INTO games (guild_id, channel_id, preset, rules, started_at, ended_at, "
-            "moves, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "moves, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 record.guild_id,
                 record.channel_id,
@@ -377,8 +284,6 @@ class Storage:
                 record.end_reason,
             ),
         )
-        game_id = cursor.lastrowid
-        assert game_id is not None
         await db.executemany(
             "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, place, loser) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -387,29 +292,34 @@ class Storage:
                 for seat, p in enumerate(record.players)
             ],
         )
-        return game_id
+        return int(game_id)
 
     async def record_game(self, record: GameRecord) -> int:
         """Record a finished game that had no running table; return its id."""
-        async with self._transaction() as db:
+        async with self.database.transaction() as db:
             return await self._insert_game(db, record)
 
     async def leaderboard(self, guild_id: int, since: datetime | None = None) -> list[LeaderRow]:
         """Total games and losses per player on a server, optionally since a moment."""
-        rows = await self._fetch(
-            # A person is one user id (named as in their latest game: SQLite takes bare columns
-            # from the MAX row); computer players are told apart by name.
-            "SELECT p.user_id, p.name, p.is_bot, COUNT(*), SUM(p.loser), MAX(g.ended_at) "
+        rows = await self.database.fetch(
+            # A person is one user id, named as in their latest game; computer players are
+            # told apart by name.
+            "SELECT user_id, name, is_bot, games, losses FROM ("
+            "SELECT p.user_id, p.name, p.is_bot, COUNT(*) OVER player AS games, "
+            "SUM(p.loser) OVER player AS losses, "
+            "ROW_NUMBER() OVER (player ORDER BY g.ended_at DESC, g.id DESC) AS latest "
             "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
             "WHERE g.guild_id = ? AND g.ended_at >= ? AND p.user_id IS NOT NULL "
-            "GROUP BY p.is_bot, p.user_id, CASE WHEN p.is_bot THEN p.name END",
+            "WINDOW player AS (PARTITION BY p.is_bot, p.user_id, "
+            "CASE WHEN p.is_bot = 1 THEN p.name END)"
+            ") AS ranked WHERE latest = 1 ORDER BY is_bot, user_id, name",
             (guild_id, _timestamp(since) if since else ""),
         )
         return [LeaderRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 
     async def played_games(self, guild_id: int, user_id: int) -> list[PlayedGame]:
         """A member's games on a server, oldest first."""
-        rows = await self._fetch(
+        rows = await self.database.fetch(
             "SELECT g.ended_at, g.preset, p.loser, p.place "
             "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
             "WHERE p.user_id = ? AND p.is_bot = 0 AND g.guild_id = ? "
@@ -422,69 +332,55 @@ class Storage:
 
     async def forget_member(self, user_id: int) -> int:
         """Anonymise a person's seats in every recorded game; return how many there were."""
-        async with self._transaction() as db:
-            cursor = await db.execute(
+        async with self.database.transaction() as db:
+            return await db.execute(
                 "UPDATE game_players SET user_id = NULL, name = NULL "
                 "WHERE user_id = ? AND is_bot = 0",
                 (user_id,),
             )
-            return cursor.rowcount
 
     # Server settings
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """Read a server's settings, or the defaults when it has none."""
-        async with self._lock:
-            return await self._read_guild_settings(self._db, guild_id)
+        return _guild_settings(await self.database.fetch(_READ_GUILD_SETTINGS, (guild_id,)))
 
     async def update_guild_settings(
         self, guild_id: int, change: Callable[[GuildSettings], GuildSettings]
     ) -> GuildSettings:
         """Read, change and save a server's settings in one transaction; give the result.
 
-        Two moderators changing different options at once both keep their change. If `change`
-        raises, nothing is saved.
+        Two moderators changing different options at once, in one process or two, both keep
+        their change. If `change` raises, nothing is saved.
         """
-        async with self._transaction() as db:
-            updated = change(await self._read_guild_settings(db, guild_id))
+        async with self.database.transaction() as db:
+            # Writing the row first (the defaults if it is new, else the same values) holds
+            # it: another process's change waits here until this transaction ends.
+            await self._write_guild_settings(db, guild_id, GuildSettings(), keep=True)
+            current = _guild_settings(await db.fetch(_READ_GUILD_SETTINGS, (guild_id,)))
+            updated = change(current)
             await self._write_guild_settings(db, guild_id, updated)
         return updated
 
     @staticmethod
-    async def _read_guild_settings(db: aiosqlite.Connection, guild_id: int) -> GuildSettings:
-        async with db.execute(
-            "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset, "
-            "remind_seconds, language, pictures FROM guild_settings WHERE guild_id = ?",
-            (guild_id,),
-        ) as cursor:
-            row = await cursor.fetchone()
-        if row is None:
-            return GuildSettings()
-        return GuildSettings(
-            preset=row[0],
-            overrides=json.loads(row[1]),
-            turn_seconds=row[2],
-            idle_turns=row[3],
-            host_may_pick_preset=bool(row[4]),
-            remind_seconds=row[5],
-            language=row[6],
-            pictures=bool(row[7]),
-        )
-
-    @staticmethod
     async def _write_guild_settings(
-        db: aiosqlite.Connection, guild_id: int, settings: GuildSettings
+        db: Connection, guild_id: int, settings: GuildSettings, *, keep: bool = False
     ) -> None:
+        """Insert a server's settings; an existing row takes them, or with `keep` stays as is."""
+        update = (
+            "updated_at = guild_settings.updated_at"
+            if keep
+            else "preset = excluded.preset, overrides = excluded.overrides, "
+            "turn_seconds = excluded.turn_seconds, idle_turns = excluded.idle_turns, "
+            "remind_seconds = excluded.remind_seconds, language = excluded.language, "
+            "pictures = excluded.pictures, "
+            "host_may_pick_preset = excluded.host_may_pick_preset, "
+            "updated_at = excluded.updated_at"
+        )
         await db.execute(
             "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
             "idle_turns, host_may_pick_preset, updated_at, remind_seconds, language, pictures) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (guild_id) DO UPDATE SET preset = excluded.preset, "
-            "overrides = excluded.overrides, turn_seconds = excluded.turn_seconds, "
-            "idle_turns = excluded.idle_turns, remind_seconds = excluded.remind_seconds, "
-            "language = excluded.language, pictures = excluded.pictures, "
-            "host_may_pick_preset = excluded.host_may_pick_preset, "
-            "updated_at = excluded.updated_at",
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET {update}",
             (
                 guild_id,
                 settings.preset,
@@ -498,3 +394,59 @@ class Storage:
                 int(settings.pictures),
             ),
         )
+
+    # Moving everything to another database
+
+    async def rows(self, table: str) -> list[Sequence[Any]]:
+        """Read every row of one of the bot's tables, its columns as `TABLES` lists them."""
+        columns = ", ".join(TABLES[table])
+        return await self.database.fetch(f"SELECT {columns} FROM {table} ORDER BY {columns}")
+
+    async def is_empty(self) -> bool:
+        """Say whether none of the bot's tables holds a row."""
+        for table in TABLES:
+            if await self.database.fetch(f"SELECT 1 FROM {table} LIMIT 1"):
+                return False
+        return True
+
+    async def copy_from(self, source: Storage) -> dict[str, int]:
+        """Copy every row of another storage into this empty one, all or nothing; count them."""
+        if not await self.is_empty():
+            raise StorageError(
+                "The database to copy into already holds data: give an empty database, "
+                "so nothing in it is mixed up or overwritten."
+            )
+        counts = {}
+        async with self.database.transaction() as db:
+            for table, columns in TABLES.items():
+                rows = await source.rows(table)
+                marks = ", ".join("?" for _ in columns)
+                await db.executemany(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows
+                )
+                counts[table] = len(rows)
+            await self.database.renumber(db)
+        return counts
+
+
+_READ_GUILD_SETTINGS = (
+    "SELECT preset, overrides, turn_seconds, idle_turns, host_may_pick_preset, "
+    "remind_seconds, language, pictures FROM guild_settings WHERE guild_id = ?"
+)
+
+
+def _guild_settings(rows: list[Sequence[Any]]) -> GuildSettings:
+    """Read a server's settings row, or give the defaults when it has none."""
+    if not rows:
+        return GuildSettings()
+    [row] = rows
+    return GuildSettings(
+        preset=row[0],
+        overrides=json.loads(row[1]),
+        turn_seconds=row[2],
+        idle_turns=row[3],
+        host_may_pick_preset=bool(row[4]),
+        remind_seconds=row[5],
+        language=row[6],
+        pictures=bool(row[7]),
+    )

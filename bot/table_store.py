@@ -1,16 +1,17 @@
-"""The core's table store on the bot's SQLite storage."""
+"""The core's table store on the bot's storage (SQLite or PostgreSQL)."""
 
 from __future__ import annotations
 
 import json
 import logging
-import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bot.database import shard_of
 from bot.rating_store import RatingStore
 from bot.ratings import Change
-from bot.storage import GameRecord, PlayerRecord, Storage, StoredTable
+from bot.storage import GameRecord, PlayerRecord, RunningRow, Storage, StoredTable
 from engine.rules import rules_to_json
 from engine.views import table_view
 from tables.model import Table
@@ -44,16 +45,31 @@ ENDED_KEPT = timedelta(days=1)
 class StorageTableStore:
     """Save running tables, record and rate finished games, restore tables at start.
 
-    `rating_changes` holds each ended table's rating changes, seat by seat, for its game-over
-    message: the presenter reads the same dict.
+    A process that runs some of the bot's shards restores only its shards' guilds' tables:
+    the others are another process's. `rating_changes` holds each ended table's rating
+    changes, seat by seat, for its game-over message: the presenter reads the same dict.
     """
 
     def __init__(
-        self, storage: Storage, rating_changes: dict[str, tuple[Change, ...]] | None = None
+        self,
+        storage: Storage,
+        shards: Sequence[int] = (0,),
+        shard_count: int = 1,
+        rating_changes: dict[str, tuple[Change, ...]] | None = None,
     ) -> None:
         self.storage = storage
+        self.shards = frozenset(shards)
+        self.shard_count = shard_count
         self.ratings = RatingStore(storage)
         self.rating_changes = {} if rating_changes is None else rating_changes
+
+    def _own(self, rows: list[RunningRow]) -> list[StoredState]:
+        """Keep the tables of this process's shards' guilds."""
+        return [
+            StoredState(row.table_id, row.text)
+            for row in rows
+            if shard_of(row.guild_id, self.shard_count) in self.shards
+        ]
 
     async def save(self, table: Table, state: dict[str, Any]) -> None:
         """Write a running table."""
@@ -76,7 +92,7 @@ class StorageTableStore:
         try:
             await self.ratings.rate_unrated()
             self.rating_changes[table_id] = tuple(await self.ratings.game_changes(game_id))
-        except sqlite3.Error:
+        except Exception:  # any database's error: the ending is stored, the rating can wait
             log.exception("table %s: game %d stays unrated until the next start", table_id, game_id)
 
     def record(self, table: Table) -> GameRecord | None:
@@ -108,16 +124,16 @@ class StorageTableStore:
         )
 
     async def load(self) -> list[StoredState]:
-        """Read every running table not set aside as unreadable."""
-        return [StoredState(row.table_id, row.text) for row in await self.storage.running_tables()]
+        """Read every running table of our shards not set aside as unreadable."""
+        return self._own(await self.storage.running_tables())
 
     async def load_ended(self) -> list[StoredState]:
-        """Read the tables that ended within a day, and their rating changes; forget older ones."""
-        since = datetime.now(UTC) - ENDED_KEPT
-        rows = await self.storage.ended_tables(since)
-        for row in rows:
-            await self._find_changes(row.text)
-        return [StoredState(row.table_id, row.text) for row in rows]
+        """Read our shards' tables that ended within a day, and their rating changes; forget
+        older ones."""
+        own = self._own(await self.storage.ended_tables(datetime.now(UTC) - ENDED_KEPT))
+        for state in own:
+            await self._find_changes(state.text)
+        return own
 
     async def _find_changes(self, text: str) -> None:
         """Find an ended table's recorded game, by where and when it ended, and its changes."""

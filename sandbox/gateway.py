@@ -1,6 +1,10 @@
 """The gateway: HELLO, IDENTIFY, READY, GUILD_CREATE, heartbeats, RESUME, dispatches.
 
 JSON text frames only; discord.py asks for zlib-stream but inflates binary frames only.
+Shards as Discord has them: IDENTIFY may carry `shard: [id, count]`; each shard's session
+gets READY and GUILD_CREATE for its guilds only (`(guild_id >> 22) % count`), a guild's
+events go to its shard and events without a guild (DMs) to shard 0. A token may hold one
+connection per shard at once.
 """
 
 from __future__ import annotations
@@ -20,7 +24,18 @@ log = logging.getLogger(__name__)
 DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT = 0, 1, 2, 6, 7
 INVALID_SESSION, HELLO, HEARTBEAT_ACK = 9, 10, 11
 HEARTBEAT_INTERVAL_MS = 41250
-AUTHENTICATION_FAILED = 4004
+AUTHENTICATION_FAILED, INVALID_SHARD = 4004, 4010
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """Say which shard a guild's events go to, as Discord does."""
+    return (guild_id >> 22) % shard_count
+
+
+def guild_of(event: str, data: JSON) -> int | None:
+    """Find the guild an event belongs to, if any (a DM's events have none)."""
+    found = data.get("id") if event.startswith("GUILD_") else data.get("guild_id")
+    return int(found) if found is not None else None
 
 
 @dataclass
@@ -29,28 +44,37 @@ class Session:
 
     id: str
     ws: web.WebSocketResponse | None
+    shard: int = 0
+    shard_count: int = 1
     seq: int = 0
     ready: bool = False
 
 
 class Gateway:
-    """Accepts the bot's websocket and sends it events."""
+    """Accepts the bot's websockets, one per shard, and sends each its shard's events."""
 
     def __init__(self, world: World) -> None:
         self.world = world
         self.url = ""  # set by the server once it knows its port
         self.sessions: dict[str, Session] = {}
-        self.current: Session | None = None
+        # The latest session of each shard, and how many shards the bot said it has.
+        self.shards: dict[int, Session] = {}
+        self.shard_count = 1
 
     @property
     def connected(self) -> bool:
         """Tell whether a bot has an open, identified socket."""
-        return self.current is not None and self.current.ws is not None
+        return any(session.ws is not None for session in self.shards.values())
 
     @property
     def ready(self) -> bool:
-        """Tell whether the connected bot has had READY and every GUILD_CREATE."""
-        return self.connected and self.current is not None and self.current.ready
+        """Tell whether every shard is connected and has had READY and its GUILD_CREATEs."""
+        return all(
+            (session := self.shards.get(shard)) is not None
+            and session.ws is not None
+            and session.ready
+            for shard in range(self.shard_count)
+        )
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """Serve one websocket connection until it closes."""
@@ -82,11 +106,22 @@ class Gateway:
         if data.get("token") != self.world.token:
             await ws.close(code=AUTHENTICATION_FAILED, message=b"Authentication failed.")
             return None
-        session = Session(id=secrets.token_hex(16), ws=ws)
+        shard, count = data.get("shard") or (0, 1)
+        if not 0 <= shard < count:
+            await ws.close(code=INVALID_SHARD, message=b"Invalid shard.")
+            return None
+        session = Session(id=secrets.token_hex(16), ws=ws, shard=shard, shard_count=count)
         self.sessions[session.id] = session
-        self.current = session
-        await self._send(session, "READY", factory.ready(self.world, session.id, self.url))
-        for guild in self.world.guilds.values():
+        if count != self.shard_count:  # the bot was sharded anew: the old sessions are gone
+            self.shards.clear()
+            self.shard_count = count
+        self.shards[shard] = session
+        guilds = [g for g in self.world.guilds.values() if shard_of(g.id, count) == shard]
+        ready = factory.ready(self.world, session.id, self.url)
+        ready["guilds"] = [{"id": str(g.id), "unavailable": True} for g in guilds]
+        ready["shard"] = [shard, count]
+        await self._send(session, "READY", ready)
+        for guild in guilds:
             await self._send(session, "GUILD_CREATE", factory.guild(self.world, guild))
         session.ready = True
         self.world.touch()
@@ -98,7 +133,7 @@ class Gateway:
             await ws.send_str(json.dumps({"op": INVALID_SESSION, "d": False}))
             return None
         session.ws = ws
-        self.current = session
+        self.shards[session.shard] = session
         await self._send(session, "RESUMED", {})
         self.world.touch()
         return session
@@ -113,16 +148,20 @@ class Gateway:
         )
 
     async def dispatch(self, event: str, data: JSON) -> None:
-        """Send an event to the connected bot, if there is one."""
-        if self.current is None or self.current.ws is None or self.current.ws.closed:
-            log.info("no bot connected: %s dropped", event)
+        """Send an event to the shard of its guild (shard 0 without one), if connected."""
+        guild = guild_of(event, data)
+        shard = 0 if guild is None else shard_of(guild, self.shard_count)
+        session = self.shards.get(shard)
+        if session is None or session.ws is None or session.ws.closed:
+            log.info("no bot connected on shard %d: %s dropped", shard, event)
             return
-        await self._send(self.current, event, data)
+        await self._send(session, event, data)
 
     async def reconnect(self) -> None:
-        """Ask the bot to reconnect (op 7); it comes back with a RESUME."""
-        if self.current is not None and self.current.ws is not None:
-            await self.current.ws.send_str(json.dumps({"op": RECONNECT, "d": None}))
+        """Ask every shard to reconnect (op 7); each comes back with a RESUME."""
+        for session in self.shards.values():
+            if session.ws is not None:
+                await session.ws.send_str(json.dumps({"op": RECONNECT, "d": None}))
 
     async def close(self) -> None:
         """Close every open socket."""

@@ -244,7 +244,9 @@ class World:
 
     def add_guild(self, name: str) -> Guild:
         """Create a guild with @everyone, Moderator and bot roles, the bot and a #general."""
-        guild_id = self.new_id()
+        # Each guild's id is a millisecond later than the one before, so guilds spread over
+        # shards as Discord's do ((id >> 22) % shard count).
+        guild_id = self.new_id() + (len(self.guilds) << 22)
         owner = User(id=self.new_id(), name=f"{name} owner")
         self.users[owner.id] = owner
         guild = Guild(id=guild_id, name=name, owner_id=owner.id)

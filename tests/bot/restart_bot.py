@@ -1,8 +1,9 @@
 """The real bot, quickened for tests, as a process of its own (for the crash test).
 
-`python -m tests.bot.restart_bot API_BASE GATEWAY_URL TOKEN DATABASE_PATH SETTLE_SECONDS`
-connects a `ShitheadBot` on the SQLite file DATABASE_PATH to a running sandbox and runs
-until it is killed. SETTLE_SECONDS is how long a redraw waits before it is written.
+`python -m tests.bot.restart_bot API_BASE GATEWAY_URL TOKEN DATABASE SETTLE_SECONDS`
+connects a `ShitheadBot` on DATABASE (an SQLite file's path, or a database URL) to a
+running sandbox and runs until it is killed. SETTLE_SECONDS is how long a redraw waits
+before it is written.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from tables.timers import Timing
 SEED = 4242
 
 
-def make_bot(database: Path, settle: float) -> ShitheadBot:
+def make_bot(database: Path | str, settle: float) -> ShitheadBot:
     """Build the bot the way the in-process game tests do: fast timers, a fixed deal."""
-    settings = get_settings(database_path=database, discord_token=None)
+    text = str(database)
+    where = {"database_url": text} if "://" in text else {"database_path": Path(text)}
+    settings = get_settings(**where, discord_token=None)
     tuning = Tuning(
         timing=Timing(computer_delay=0.01, setup_seconds=60),
         writes_per_window=50,
@@ -39,7 +42,7 @@ def main(argv: list[str]) -> None:
     api_base, gateway_url, token, database, settle = argv
     setup_logging("INFO")
     use_discord_at(api_base, gateway_url)
-    make_bot(Path(database), float(settle)).run(token, log_handler=None)
+    make_bot(database, float(settle)).run(token, log_handler=None)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ pytestmark = pytest.mark.install
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "README.md", "engine", "tables", "bot", "sandbox", "migrations")
-MIGRATIONS = sorted(path.name for path in (ROOT / "migrations").glob("*.sql"))
+MIGRATIONS = sorted(
+    str(path.relative_to(ROOT / "migrations")) for path in (ROOT / "migrations").rglob("*.sql")
+)
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SUPPORTED = SpecifierSet(PYPROJECT["project"]["requires-python"])
 VERSION = re.search(r'__version__ = "(.+)"', (ROOT / "bot" / "version.py").read_text())
@@ -164,7 +166,7 @@ def test_the_installed_bot_runs_from_any_directory(wheel: Path, tmp_path: Path) 
         "world.sqlite3.lock",
     ]
     with contextlib.closing(sqlite3.connect(elsewhere / "world.sqlite3")) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(load_migrations())
         assert db.execute("SELECT COUNT(*) FROM running_tables").fetchone()[0] == 0
 
 
@@ -245,7 +247,7 @@ def test_each_supported_python_installs_the_lock_and_the_wheel(
     )
     major, minor, migrations = run(python, "-c", check, cwd=tmp_path).split()
     assert (int(major), int(minor)) == version
-    assert int(migrations) == len(MIGRATIONS)
+    assert int(migrations) == len(load_migrations())
     assert "shithead-bot" in run(python, "-m", "bot", "--version", cwd=tmp_path)
 
 

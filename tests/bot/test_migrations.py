@@ -1,26 +1,41 @@
-"""Migrations build the schema from nothing or from any earlier version, all or nothing."""
+"""Migrations build the schema from nothing or from any earlier version, all or nothing.
+
+SQLite's files are `migrations/NNNN_name.sql`, PostgreSQL's `migrations/postgresql/`, number
+for number; each test that touches a database runs on both.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
+from bot.database import (
+    MIGRATIONS_DIR,
+    POSTGRESQL_MIGRATIONS_DIR,
+    DatabaseUrl,
+    StorageError,
+    load_migrations,
+    migrations_for,
+    open_database,
+)
 from bot.guild_settings import GuildSettings
 from bot.storage import (
-    MIGRATIONS_DIR,
+    TABLES,
     GameRecord,
+    MessageRef,
     PlayerRecord,
     Storage,
-    StorageError,
     StoredTable,
-    load_migrations,
-    migrate,
-    schema_version,
 )
+from bot.table_store import StorageTableStore
+from tables.service import TableService
+from tests.bot.test_storage import REFUSED_ROW
+from tests.postgres import Cluster
 
 MIGRATIONS = load_migrations()
 LATEST = MIGRATIONS[-1].version
@@ -38,27 +53,67 @@ GAME = GameRecord(
 )
 
 
-def test_the_migration_files_are_numbered_from_one_and_explain_themselves() -> None:
-    assert [m.version for m in MIGRATIONS] == list(range(1, LATEST + 1))
-    for migration in MIGRATIONS:
+@pytest.mark.parametrize("folder", [MIGRATIONS_DIR, POSTGRESQL_MIGRATIONS_DIR])
+def test_the_migration_files_are_numbered_from_one_and_explain_themselves(folder: Path) -> None:
+    migrations = load_migrations(folder)
+    assert [m.version for m in migrations] == list(range(1, len(migrations) + 1))
+    for migration in migrations:
         assert migration.sql.startswith(f"-- {migration.version:04d}: ")
 
 
-async def test_an_empty_database_gets_the_whole_schema(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "new" / "bot.sqlite3")
+def test_both_dialects_have_the_same_migrations() -> None:
+    sqlite = [(m.version, m.name) for m in migrations_for("sqlite")]
+    assert [(m.version, m.name) for m in migrations_for("postgresql")] == sqlite
+
+
+async def test_an_empty_database_gets_the_whole_schema(database_url: DatabaseUrl) -> None:
+    storage = await Storage.open(database_url)
     try:
-        assert await schema_version(storage._db) == LATEST
-        async with storage._db.execute("PRAGMA journal_mode") as cursor:
-            assert (await cursor.fetchone()) == ("wal",)
-        async with storage._db.execute("PRAGMA foreign_keys") as cursor:
-            assert (await cursor.fetchone()) == (1,)
-        async with storage._db.execute("PRAGMA index_list(games)") as cursor:
-            assert "games_by_guild_end" in [row[1] for row in await cursor.fetchall()]
+        assert await storage.database.schema_version() == LATEST
+        for table in TABLES:  # every table, with every column a copy moves
+            assert await storage.rows(table) == []
         assert await storage.running_tables() == []
         assert await storage.guild_settings(1) == GuildSettings()
         assert await storage.leaderboard(1) == []
+        with pytest.raises(REFUSED_ROW):  # a player of no game
+            async with storage.database.transaction() as db:
+                await db.execute(
+                    "INSERT INTO game_players (game_id, seat, is_bot, loser) VALUES (99, 0, 0, 0)"
+                )
     finally:
         await storage.close()
+
+
+async def test_sqlite_runs_in_wal_mode_with_its_indexes(tmp_path: Path) -> None:
+    storage = await Storage.open(tmp_path / "new" / "bot.sqlite3")
+    try:
+        assert await storage.database.fetch("PRAGMA journal_mode") == [("wal",)]
+        assert await storage.database.fetch("PRAGMA foreign_keys") == [(1,)]
+        indexes = await storage.database.fetch("PRAGMA index_list(games)")
+        assert "games_by_guild_end" in [row[1] for row in indexes]
+    finally:
+        await storage.close()
+
+
+async def test_postgresql_has_the_same_indexes(postgres: Cluster) -> None:
+    storage = await Storage.open(await postgres.new_database())
+    try:
+        rows = await storage.database.fetch("SELECT indexname FROM pg_indexes")
+        names = {row[0] for row in rows}
+        assert {"games_by_guild_end", "game_players_by_user", "running_tables_by_guild"} <= names
+    finally:
+        await storage.close()
+
+
+async def test_processes_starting_at_once_migrate_one_at_a_time(postgres: Cluster) -> None:
+    url = await postgres.new_database()
+    # Without the advisory lock, each would create the tables and all but one would fail.
+    opened = await asyncio.gather(*(Storage.open(url) for _ in range(4)))
+    try:
+        assert [await each.database.schema_version() for each in opened] == [LATEST] * 4
+    finally:
+        for each in opened:
+            await each.close()
 
 
 async def _seed(storage: Storage, version: int) -> None:
@@ -67,25 +122,27 @@ async def _seed(storage: Storage, version: int) -> None:
         await storage.record_game(GAME)
     if version >= 2:
         # The columns of 0002, which every later version keeps.
-        await storage._db.execute(
-            "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, idle_turns, "
-            "host_may_pick_preset, updated_at) VALUES (1, 'dutch', '{}', 60, 3, 1, 'x')"
-        )
+        async with storage.database.transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, preset, overrides, turn_seconds, "
+                "idle_turns, host_may_pick_preset, updated_at) "
+                "VALUES (1, 'dutch', '{}', 60, 3, 1, 'x')"
+            )
 
 
 @pytest.mark.parametrize("start", range(LATEST))
 async def test_every_earlier_version_upgrades_and_keeps_its_data(
-    tmp_path: Path, start: int
+    database_url: DatabaseUrl, start: int
 ) -> None:
-    path = tmp_path / "bot.sqlite3"
-    old = await Storage.open(path, migrations=MIGRATIONS[:start])
+    migrations = migrations_for(database_url.dialect)
+    old = await Storage.open(database_url, migrations=migrations[:start])
     await _seed(old, start)
-    assert await schema_version(old._db) == start
+    assert await old.database.schema_version() == start
     await old.close()
 
-    storage = await Storage.open(path)
+    storage = await Storage.open(database_url)
     try:
-        assert await schema_version(storage._db) == LATEST
+        assert await storage.database.schema_version() == LATEST
         rows = await storage.leaderboard(1)
         assert sorted((r.name, r.losses) for r in rows) == (
             [("ann", 0), ("bo", 1)] if start >= 1 else []
@@ -98,29 +155,34 @@ async def test_every_earlier_version_upgrades_and_keeps_its_data(
         await storage.close()
 
 
-async def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "bot.sqlite3"
-    await (await Storage.open(path)).close()
+async def test_a_database_newer_than_the_code_is_refused(database_url: DatabaseUrl) -> None:
+    await (await Storage.open(database_url)).close()
+    older = migrations_for(database_url.dialect)[:-1]
     with pytest.raises(StorageError, match=f"schema version {LATEST}, newer than this bot"):
-        await Storage.open(path, migrations=MIGRATIONS[:-1])
+        await Storage.open(database_url, migrations=older)
 
 
-async def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path) -> None:
+async def test_a_failing_migration_leaves_nothing_behind(
+    database_url: DatabaseUrl, tmp_path: Path
+) -> None:
+    source = MIGRATIONS_DIR if database_url.dialect == "sqlite" else POSTGRESQL_MIGRATIONS_DIR
     folder = tmp_path / "migrations"
     folder.mkdir()
-    shutil.copy(MIGRATIONS_DIR / "0001_games.sql", folder)
+    shutil.copy(source / "0001_games.sql", folder)
     broken = folder / "0002_broken.sql"
     broken.write_text(
         "-- 0002: test\nCREATE TABLE extra (id INTEGER);\nINSERT INTO nowhere VALUES (1);\n"
     )
-    async with aiosqlite.connect(":memory:", isolation_level=None) as db:
+    database = await open_database(database_url, load_migrations(folder)[:1])
+    try:
         with pytest.raises(StorageError, match="0002_broken failed"):
-            await migrate(db, load_migrations(folder))
-        assert await schema_version(db) == 1
-        assert not db.in_transaction
+            await database.migrate(load_migrations(folder))
+        assert await database.schema_version() == 1
         broken.write_text("-- 0002: test\nCREATE TABLE extra (id INTEGER);\n")
         # Had the failed attempt left its table, this would fail with "already exists".
-        assert await migrate(db, load_migrations(folder)) == 2
+        assert await database.migrate(load_migrations(folder)) == 2
+    finally:
+        await database.close()
 
 
 @pytest.mark.parametrize("names", [["0001_a.sql", "0003_c.sql"], ["0001_a.sql", "2_b.sql"]])
@@ -184,25 +246,19 @@ def version_one_table(table_id: str) -> dict[str, object]:
 
 
 async def test_running_tables_of_version_3_move_their_message_ids_out_and_resume(
-    tmp_path: Path,
+    database_url: DatabaseUrl,
 ) -> None:
-    import json
-
-    from bot.storage import MessageRef
-    from bot.table_store import StorageTableStore
-    from tables.service import TableService
-
-    path = tmp_path / "bot.sqlite3"
-    old = await Storage.open(path, migrations=MIGRATIONS[:3])
+    old = await Storage.open(database_url, migrations=migrations_for(database_url.dialect)[:3])
     await old.save_table(StoredTable("t1", 1, 2, version_one_table("t1")))
     await old.save_table(StoredTable("t2", 1, 2, {}))
-    await old._db.execute(
-        "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
-        "VALUES ('bad', 1, 2, 'not json', 'x')"
-    )
+    async with old.database.transaction() as db:
+        await db.execute(
+            "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
+            "VALUES ('bad', 1, 2, 'not json', 'x')"
+        )
     await old.close()
 
-    storage = await Storage.open(path)
+    storage = await Storage.open(database_url)
     try:
         assert await storage.message_refs() == [
             MessageRef("t1", 0, 2, 55, False),

@@ -1,4 +1,4 @@
-"""Ratings in SQLite: games rated in order, read back, and recomputed exactly from the games."""
+"""Ratings on SQLite and PostgreSQL: games rated in order, read back, recomputed exactly."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from bot.database import DatabaseUrl
 from bot.rating_store import RatingStore
 from bot.ratings import NEWCOMER, Change, Seat, main, replay
 from bot.storage import GameRecord, PlayerRecord, Storage, load_migrations
 from bot.table_store import StorageTableStore
 from tables.intents import Leave
-from tests.bot.test_table_store import Services, clock, database, playing, services
+from tests.bot.test_table_store import Services, clock, playing, services
 from tests.tables.test_service import ANA, BEN, CID
 
-__all__ = ["clock", "database", "services"]
+__all__ = ["clock", "services"]
 
 START = datetime(2024, 5, 1, 12, tzinfo=UTC)
 ANN, BO, CY = (10, "ann"), (11, "bo"), (12, "cy")
@@ -50,8 +51,8 @@ SERIES = [
 
 
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    opened = await Storage.open(tmp_path / "bot.sqlite3")
+async def storage(database_url: DatabaseUrl) -> AsyncIterator[Storage]:
+    opened = await Storage.open(database_url)
     yield opened
     await opened.close()
 
@@ -145,15 +146,25 @@ async def test_a_forgotten_member_has_no_rating_left(storage: Storage) -> None:
 
 
 async def test_recompute_finds_and_repairs_a_wrong_rating(
-    storage: Storage, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    path = tmp_path / "bot.sqlite3"  # the command names an SQLite file
+    storage = await Storage.open(path)
+    try:
+        await recompute_repairs(storage, path, capsys)
+    finally:
+        await storage.close()
+
+
+async def recompute_repairs(
+    storage: Storage, path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Spoil two stored ratings; the command finds them, repairs them, then finds none."""
     await play(storage, *SERIES)
     before = await RatingStore(storage).standings(1)
-    await storage._db.execute(
-        "UPDATE seat_ratings SET mu = mu + 0.5 WHERE game_id = 2 AND seat = 0"
-    )
-    await storage._db.execute("DELETE FROM player_ratings WHERE who = 'member:12'")
-    path = tmp_path / "bot.sqlite3"
+    async with storage.database.transaction() as db:
+        await db.execute("UPDATE seat_ratings SET mu = mu + 0.5 WHERE game_id = 2 AND seat = 0")
+        await db.execute("DELETE FROM player_ratings WHERE who = 'member:12'")
 
     assert await asyncio.to_thread(main, ["recompute", "--database", str(path), "--check"]) == 1
     assert capsys.readouterr().out == (
@@ -186,8 +197,9 @@ async def test_games_recorded_before_ratings_are_all_rated_after_the_upgrade(
         assert await ratings.rate_unrated() == 6
         found = await ratings.recompute(write=False)
         assert (found.games, found.agrees) == (6, True)
-        async with storage._db.execute("SELECT COUNT(*) FROM games") as cursor:
-            assert await cursor.fetchone() == (6,)
+        assert [
+            tuple(row) for row in await storage.database.fetch("SELECT COUNT(*) FROM games")
+        ] == [(6,)]
     finally:
         await storage.close()
 

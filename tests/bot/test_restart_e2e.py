@@ -44,7 +44,7 @@ def tail(log: Path) -> str:
 
 @contextlib.asynccontextmanager
 async def bot_process(
-    sandbox: Sandbox, database: Path, settle: float, log: Path
+    sandbox: Sandbox, database: Path | str, settle: float, log: Path
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """Run the bot in a process of its own until the block ends (or the test kills it)."""
     with log.open("ab") as stderr:

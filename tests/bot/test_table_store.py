@@ -1,14 +1,14 @@
-"""The table service's store on a real SQLite file: save, restore in a new process, finish."""
+"""The table service's store on SQLite and PostgreSQL: save, restore in a new process, finish."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 
 import pytest
 
+from bot.database import DatabaseUrl
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
 from tables import controls
@@ -27,18 +27,13 @@ async def stored(storage: Storage) -> list[Table]:
 
 
 @pytest.fixture
-def database(tmp_path: Path) -> Path:
-    return tmp_path / "bot.sqlite3"
-
-
-@pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
 
 
 @pytest.fixture
-async def storage(database: Path) -> AsyncIterator[Storage]:
-    opened = await Storage.open(database)
+async def storage(database_url: DatabaseUrl) -> AsyncIterator[Storage]:
+    opened = await Storage.open(database_url)
     yield opened
     await opened.close()
 
@@ -98,14 +93,14 @@ async def playing(service: TableService) -> Table:
 
 
 async def test_every_action_is_saved_and_a_new_process_restores_it(
-    database: Path, storage: Storage, services: Services
+    database_url: DatabaseUrl, storage: Storage, services: Services
 ) -> None:
     service = services(storage, None)
     table = await playing(service)
     await service.shutdown()
     await storage.close()
-    # A new process: a new connection to the file, a new service.
-    reopened = await Storage.open(database)
+    # A new process: a new connection to the database, a new service.
+    reopened = await Storage.open(database_url)
     try:
         fresh = services(reopened, Recorder())
         restored = await fresh.restore()
@@ -200,16 +195,16 @@ async def test_a_corrupt_row_is_set_aside_and_the_bot_still_starts(
     service = services(storage, None)
     table = await playing(service)
     await service.shutdown()
-    await storage._db.execute(
-        "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
-        "VALUES ('bad1', 10, 21, '{\"format\": 2, \"seats\": 5', 'now')"
-    )
+    async with storage.database.transaction() as db:
+        await db.execute(
+            "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
+            "VALUES ('bad1', 10, 21, '{\"format\": 2, \"seats\": 5', 'now')"
+        )
     fresh = services(storage, None)
     assert [t.id for t in await fresh.restore()] == [table.id]
-    async with storage._db.execute(
+    rows = await storage.database.fetch(
         "SELECT table_id, unreadable IS NOT NULL FROM running_tables ORDER BY table_id"
-    ) as cursor:
-        rows = {row[0]: row[1] for row in await cursor.fetchall()}
-    assert rows == {"bad1": 1, table.id: 0}
+    )
+    assert {row[0]: bool(row[1]) for row in rows} == {"bad1": True, table.id: False}
     # Set aside, it is not read again at the next start.
     assert [t.table_id for t in await storage.running_tables()] == [table.id]

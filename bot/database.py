@@ -1,0 +1,568 @@
+"""The two SQL databases the bot can keep its state in: SQLite (one process) and PostgreSQL.
+
+`bot.storage` writes its statements once, with `?` placeholders, in the SQL both dialects
+share. What differs between them lives here, once each: connecting, transactions, how the
+schema version is kept, how migrations run, how a bot process holds its shards (and checks
+it still does before a write), notifications between processes, and the statement that
+renumbers after a copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sqlite3
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import aiosqlite
+import asyncpg  # type: ignore[import-untyped]
+
+
+def _packaged_migrations() -> Path:
+    """Find the folder of the `migrations` package, whose SQL files ship as package data."""
+    folder = resources.files("migrations")
+    # Installed on disk (as pip does), the package is a folder and importlib gives a Path.
+    return folder if isinstance(folder, Path) else Path(str(folder))
+
+
+# SQLite's migrations are the package's own files; PostgreSQL's mirror them number for number.
+MIGRATIONS_DIR = _packaged_migrations()
+POSTGRESQL_MIGRATIONS_DIR = MIGRATIONS_DIR / "postgresql"
+_MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+# The files SQLite keeps beside a database (WAL mode, and a rollback journal).
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+# The advisory locks of a PostgreSQL database: one process at a time migrates it or claims
+# shards; a bot process holds each shard it runs, and shares the lock of its shard count.
+_MIGRATION_LOCK = 0x5348_4954  # "SHIT"
+_SHARD_LOCK = 0x5348_4955
+_SHARD_COUNT_LOCK = 0x5348_4956
+_PLACEHOLDER = re.compile(r"\?")
+Dialect = Literal["sqlite", "postgresql"]
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """Say which shard Discord sends a guild's events on."""
+    return (guild_id >> 22) % shard_count
+
+
+class StorageError(Exception):
+    """The database cannot be used by this version of the bot; the message says why."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered schema change read from `NNNN_name.sql`."""
+
+    version: int
+    name: str
+    sql: str
+
+
+def load_migrations(directory: Traversable = MIGRATIONS_DIR) -> list[Migration]:
+    """Read the migration files in order; refuse gaps, stray names and an empty folder."""
+    migrations = []
+    files = sorted(
+        (each for each in directory.iterdir() if each.name.endswith(".sql")),
+        key=lambda each: each.name,
+    )
+    for file in files:
+        match = _MIGRATION_FILE.match(file.name)
+        if match is None:
+            raise StorageError(f"{file}: a migration file is named NNNN_name.sql")
+        migrations.append(Migration(int(match[1]), match[2], file.read_text(encoding="utf-8")))
+    if not migrations:
+        raise StorageError(
+            f"There are no migration files in {directory}: reinstall the bot (pip install .)."
+        )
+    for expected, migration in enumerate(migrations, start=1):
+        if migration.version != expected:
+            raise StorageError(
+                f"migration {migration.version:04d}_{migration.name}: "
+                f"expected number {expected:04d}"
+            )
+    return migrations
+
+
+@dataclass(frozen=True)
+class DatabaseUrl:
+    """Where the bot's state is: `sqlite:///path` (a file) or `postgresql://…` (a server)."""
+
+    dialect: Dialect
+    # The SQLite file's path, or the PostgreSQL connection string as given.
+    target: str
+
+    EXPECTED = (
+        "a database URL is sqlite:///path/to/file.sqlite3 (a file) or "
+        "postgresql://user:password@host:5432/database (a server)"
+    )
+
+    @classmethod
+    def parse(cls, text: str) -> DatabaseUrl:
+        """Read a URL; a wrong one raises `ValueError` saying what a URL looks like."""
+        text = text.strip()
+        if text.startswith("sqlite:///") and len(text) > len("sqlite:///"):
+            return cls("sqlite", text.removeprefix("sqlite:///"))
+        parts = urlsplit(text)
+        if parts.scheme in ("postgresql", "postgres") and (parts.netloc or parts.query):
+            try:
+                parts.port  # noqa: B018 (reading it checks the port)
+            except ValueError:
+                raise ValueError(f"its port is not a number ({cls.EXPECTED})") from None
+            return cls("postgresql", text)
+        raise ValueError(cls.EXPECTED)
+
+    @classmethod
+    def sqlite(cls, path: Path | str) -> DatabaseUrl:
+        """Name an SQLite file."""
+        return cls("sqlite", str(path))
+
+    def __repr__(self) -> str:
+        """Show the URL without its password."""
+        return f"DatabaseUrl({self.shown()!r})"
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file (only for `sqlite`)."""
+        assert self.dialect == "sqlite"
+        return Path(self.target)
+
+    def shown(self) -> str:
+        """Write the URL for logs and messages, without its password."""
+        if self.dialect == "sqlite":
+            return f"sqlite:///{self.target}"
+        parts = urlsplit(self.target)
+        if parts.password is None:
+            return self.target
+        user = parts.username or ""
+        host = parts.netloc.rsplit("@", 1)[1]
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+class Connection(ABC):
+    """One connection inside a transaction, taking `?` placeholders in either dialect."""
+
+    @abstractmethod
+    async def execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one statement; return how many rows it changed."""
+
+    @abstractmethod
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        """Run one statement once per row of parameters."""
+
+    @abstractmethod
+    async def fetch(self, sql: str, params: Sequence[object] = ()) -> list[Sequence[Any]]:
+        """Run one statement and read the rows it gives."""
+
+
+class Database(ABC):
+    """A database of one dialect: transactions, reads, its schema version and migrations."""
+
+    dialect: Dialect
+
+    @abstractmethod
+    def transaction(self) -> AbstractAsyncContextManager[Connection]:
+        """Run statements as one transaction: all of them or, if the block raises, none."""
+
+    @abstractmethod
+    async def fetch(self, sql: str, params: Sequence[object] = ()) -> list[Sequence[Any]]:
+        """Read rows, never seeing another transaction's unfinished writes."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Close the connections."""
+
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """Read the schema version kept in the database."""
+
+    @abstractmethod
+    async def claim(self, shards: Sequence[int], shard_count: int) -> None:
+        """Hold this process's shards until it closes; refuse shards another process runs."""
+
+    @abstractmethod
+    async def check_owner(self, connection: Connection, guild_id: int) -> None:
+        """Refuse, in a write's transaction, to write a guild's table this process lost."""
+
+    @abstractmethod
+    def _migrating(self) -> AbstractAsyncContextManager[None]:
+        """Hold the database for migrations, so one process at a time migrates it."""
+
+    @abstractmethod
+    async def _apply(self, migration: Migration) -> None:
+        """Apply one migration and set the schema version, all or nothing."""
+
+    @abstractmethod
+    async def renumber(self, connection: Connection) -> None:
+        """Let new games take ids after the highest one copied in."""
+
+    async def migrate(self, migrations: list[Migration], target: int | None = None) -> int:
+        """Apply the migrations the database lacks, each in one transaction; give the version."""
+        latest = migrations[-1].version if migrations else 0
+        target = latest if target is None else target
+        async with self._migrating():
+            current = await self.schema_version()
+            if current > latest:
+                raise StorageError(
+                    f"The database is at schema version {current}, newer than this bot knows "
+                    f"(up to {latest}). Run a newer version of the bot, or point DATABASE_URL "
+                    "(or DATABASE_PATH) at another database."
+                )
+            for migration in migrations:
+                if current < migration.version <= target:
+                    try:
+                        await self._apply(migration)
+                    except (sqlite3.Error, asyncpg.PostgresError) as exc:
+                        raise StorageError(
+                            f"migration {migration.version:04d}_{migration.name} failed: {exc}"
+                        ) from exc
+                    current = migration.version
+        return current
+
+
+class _SqliteConnection(Connection):
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+
+    async def execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one statement; return how many rows it changed."""
+        cursor = await self._db.execute(sql, params)
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        """Run one statement once per row of parameters."""
+        await self._db.executemany(sql, rows)
+
+    async def fetch(self, sql: str, params: Sequence[object] = ()) -> list[Sequence[Any]]:
+        """Run one statement and read the rows it gives."""
+        async with self._db.execute(sql, params) as cursor:
+            return list(await cursor.fetchall())
+
+
+class SqliteDatabase(Database):
+    """One aiosqlite connection; one coroutine at a time uses it."""
+
+    dialect: Dialect = "sqlite"
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+        self._connection = _SqliteConnection(db)
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path | str, migrations: list[Migration]) -> SqliteDatabase:
+        """Open (creating) the file with WAL and foreign keys on, and migrate it.
+
+        If that fails, a database file this call created is removed again; a file that was
+        there before is left as it was.
+        """
+        created: list[Path] = []
+        if str(path) != ":memory:":
+            file = Path(path)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            if not file.exists():
+                created = [file, *(Path(f"{file}{suffix}") for suffix in _SIDE_FILES)]
+        db = await aiosqlite.connect(str(path), isolation_level=None)
+        database = cls(db)
+        try:
+            await db.execute("PRAGMA journal_mode = WAL")
+            await db.execute("PRAGMA synchronous = FULL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute("PRAGMA busy_timeout = 5000")
+            await database.migrate(migrations)
+        except BaseException as exc:
+            await db.close()
+            for each in created:
+                each.unlink(missing_ok=True)
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StorageError(
+                    f"{path} is not a database this bot can use ({exc}): "
+                    "point DATABASE_PATH at another file."
+                ) from exc
+            raise
+        return database
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Connection]:
+        """Run statements as one transaction that no other coroutine interleaves with."""
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._connection
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    async def fetch(self, sql: str, params: Sequence[object] = ()) -> list[Sequence[Any]]:
+        """Read rows, never in the middle of another coroutine's transaction."""
+        async with self._lock:
+            return await self._connection.fetch(sql, params)
+
+    async def close(self) -> None:
+        """Close the connection."""
+        await self._db.close()
+
+    async def claim(self, shards: Sequence[int], shard_count: int) -> None:
+        """Nothing to hold here: `bot.instance` locks the file, with every shard, beforehand."""
+
+    async def check_owner(self, connection: Connection, guild_id: int) -> None:
+        """Nothing to check: the file's lock is held until the process ends."""
+
+    async def schema_version(self) -> int:
+        """Read `PRAGMA user_version`, where SQLite keeps the schema version."""
+        [row] = await self.fetch("PRAGMA user_version")
+        return int(row[0])
+
+    @asynccontextmanager
+    async def _migrating(self) -> AsyncIterator[None]:
+        """Nothing to hold: one process owns the file (`bot.instance`)."""
+        yield
+
+    async def _apply(self, migration: Migration) -> None:
+        """Run the file as written, version included, in one transaction."""
+        async with self._lock:
+            try:
+                # BEGIN..COMMIT makes the script all or nothing (PRAGMA user_version is
+                # transactional).
+                await self._db.executescript(
+                    f"BEGIN IMMEDIATE;\n{migration.sql}\n"
+                    f"PRAGMA user_version = {migration.version:d};\nCOMMIT;"
+                )
+            except sqlite3.Error:
+                if self._db.in_transaction:
+                    await self._db.execute("ROLLBACK")
+                raise
+
+    async def renumber(self, connection: Connection) -> None:
+        """Nothing to do: SQLite gives a new row the highest id plus one."""
+
+
+def _numbered(sql: str) -> str:
+    """Turn `?` placeholders into PostgreSQL's `$1`, `$2`, …"""
+    count = 0
+
+    def number(_: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return f"${count}"
+
+    return _PLACEHOLDER.sub(number, sql)
+
+
+class _PostgresConnection(Connection):
+    def __init__(self, connection: asyncpg.Connection) -> None:
+        self._connection = connection
+
+    async def execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one statement; return how many rows it changed (the status's last number)."""
+        status: str = await self._connection.execute(_numbered(sql), *params)
+        count = status.rsplit(" ", 1)[-1]
+        return int(count) if count.isdigit() else 0
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        """Run one statement once per row of parameters."""
+        await self._connection.executemany(_numbered(sql), list(rows))
+
+    async def fetch(self, sql: str, params: Sequence[object] = ()) -> list[Sequence[Any]]:
+        """Run one statement and read the rows it gives."""
+        return list(await self._connection.fetch(_numbered(sql), *params))
+
+
+class PostgresDatabase(Database):
+    """A pool of asyncpg connections to a PostgreSQL server, shared with other processes."""
+
+    dialect: Dialect = "postgresql"
+
+    def __init__(self, pool: asyncpg.Pool, shown: str) -> None:
+        self._pool = pool
+        self._shown = shown
+        self._held: asyncpg.Connection | None = None
+        # The server process of the held connection, and the shard count claimed with it.
+        self._holder: tuple[int, int] | None = None
+        self._listeners: list[tuple[str, Callable[..., None]]] = []
+
+    @classmethod
+    async def open(
+        cls, url: DatabaseUrl, migrations: list[Migration], pool_size: int = 5
+    ) -> PostgresDatabase:
+        """Connect and migrate; a server that cannot be reached or refuses is one sentence."""
+        try:
+            pool = await asyncpg.create_pool(url.target, min_size=1, max_size=pool_size, timeout=10)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
+            raise StorageError(
+                f"Cannot use the PostgreSQL database {url.shown()} ({exc}): check DATABASE_URL "
+                "and that the server runs."
+            ) from exc
+        database = cls(pool, url.shown())
+        try:
+            await database.migrate(migrations)
+        except BaseException:
+            await pool.close()
+            raise
+        return database
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Connection]:
+        """Run statements as one transaction on one pooled connection."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            yield _PostgresConnection(connection)
+
+    async def fetch(self, sql: str, params: Sequence[object] = ()) -> list[Sequence[Any]]:
+        """Read rows as committed (each statement sees only finished transactions)."""
+        return list(await self._pool.fetch(_numbered(sql), *params))
+
+    async def close(self) -> None:
+        """Let the database go, and close the pool."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            for channel, callback in self._listeners:
+                await held.remove_listener(channel, callback)
+            await self._pool.release(held)
+        await self._pool.close()
+
+    async def claim(self, shards: Sequence[int], shard_count: int) -> None:
+        """Hold one advisory lock per shard on one connection; the server drops them if we die.
+
+        Every process must count the shards alike, or one guild would be two processes'.
+        """
+        connection = await self._pool.acquire()
+        try:
+            # One process at a time claims, so two cannot both see no other shard count.
+            await connection.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+            try:
+                await self._claim(connection, shards, shard_count)
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+        except BaseException:
+            # Back in the pool, the connection is reset: every lock it took goes.
+            await self._pool.release(connection)
+            raise
+        self._held = connection
+        self._holder = (connection.get_server_pid(), shard_count)
+
+    async def check_owner(self, connection: Connection, guild_id: int) -> None:
+        """Refuse the write unless our held connection still holds the guild's shard.
+
+        Its lock goes if that connection dies (the network, the server); another process
+        may then run the shard, and this one must not write over what that one writes.
+        """
+        if self._holder is None:
+            return  # a tool (python -m bot.migrate) or a test, not a bot running shards
+        pid, shard_count = self._holder
+        shard = shard_of(guild_id, shard_count)
+        held = await connection.fetch(
+            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ? "
+            "AND objid = ? AND objsubid = 2 AND pid = ? AND granted",
+            (_SHARD_LOCK, shard, pid),
+        )
+        if not held:
+            raise StorageError(
+                f"This process no longer holds shard {shard} on {self._shown} (its connection "
+                "was lost): it writes nothing more there, so restart it."
+            )
+
+    async def _claim(
+        self, connection: asyncpg.Connection, shards: Sequence[int], shard_count: int
+    ) -> None:
+        rows = await connection.fetch(
+            "SELECT DISTINCT objid::BIGINT FROM pg_locks WHERE locktype = 'advisory' "
+            "AND classid = $1 AND objsubid = 2 AND granted AND database = "
+            "(SELECT oid FROM pg_database WHERE datname = current_database())",
+            _SHARD_COUNT_LOCK,
+        )
+        others = sorted({row[0] for row in rows} - {shard_count})
+        if others:
+            raise StorageError(
+                f"Other bot processes on {self._shown} count {others[0]} shards, and this one "
+                f"{shard_count} (SHARD_COUNT): give every process the same SHARD_COUNT, and stop "
+                "them all to change it."
+            )
+        await connection.execute(
+            "SELECT pg_advisory_lock_shared($1, $2)", _SHARD_COUNT_LOCK, shard_count
+        )
+        for shard in shards:
+            if not await connection.fetchval(
+                "SELECT pg_try_advisory_lock($1, $2)", _SHARD_LOCK, shard
+            ):
+                raise StorageError(
+                    f"Another bot process runs shard {shard} on {self._shown}: give each "
+                    "process shards of its own (SHARD_IDS), or stop the other one first."
+                )
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """Send a notification to the processes listening on a channel (once to each)."""
+        try:
+            await self._pool.execute("SELECT pg_notify($1, $2)", channel, payload)
+        except asyncpg.PostgresError as exc:  # a payload over 8,000 bytes, say
+            raise StorageError(f"cannot notify {channel}: {exc}") from exc
+
+    async def listen(self, channel: str, heard: Callable[[str], None]) -> None:
+        """Hear a channel's notifications on the claimed connection, while this process runs."""
+        assert self._held is not None, "claim the shards first"
+
+        def callback(_connection: object, _pid: int, _channel: str, payload: str) -> None:
+            heard(payload)
+
+        await self._held.add_listener(channel, callback)
+        self._listeners.append((channel, callback))
+
+    async def schema_version(self) -> int:
+        """Read the version row of `schema_version` (0 before the first migration)."""
+        async with self._pool.acquire() as connection:
+            await self._version_table(connection)
+            version = await connection.fetchval("SELECT max(version) FROM schema_version")
+        return int(version or 0)
+
+    @staticmethod
+    async def _version_table(connection: asyncpg.Connection) -> None:
+        await connection.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+        )
+
+    @asynccontextmanager
+    async def _migrating(self) -> AsyncIterator[None]:
+        """Hold a session advisory lock: other processes wait, then find the schema current."""
+        async with self._pool.acquire() as connection:
+            await connection.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+            try:
+                yield
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+
+    async def _apply(self, migration: Migration) -> None:
+        """Run the file (DDL is transactional in PostgreSQL) and the new version, as one."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            await self._version_table(connection)
+            await connection.execute(migration.sql)
+            await connection.execute("DELETE FROM schema_version")
+            await connection.execute(
+                "INSERT INTO schema_version (version) VALUES ($1)", migration.version
+            )
+
+    async def renumber(self, connection: Connection) -> None:
+        """Move the games' identity past the highest id copied in."""
+        await connection.fetch(
+            "SELECT setval(pg_get_serial_sequence('games', 'id'), COALESCE(MAX(id), 0) + 1, "
+            "false) FROM games"
+        )
+
+
+async def open_database(url: DatabaseUrl, migrations: list[Migration] | None = None) -> Database:
+    """Connect to the database a URL names and migrate it (by default to the newest version)."""
+    migrations = migrations_for(url.dialect) if migrations is None else migrations
+    if url.dialect == "sqlite":
+        return await SqliteDatabase.open(url.target, migrations)
+    return await PostgresDatabase.open(url, migrations)
+
+
+def migrations_for(dialect: Dialect) -> list[Migration]:
+    """Read the packaged migrations of a dialect."""
+    return load_migrations(MIGRATIONS_DIR if dialect == "sqlite" else POSTGRESQL_MIGRATIONS_DIR)

@@ -1,0 +1,1 @@
+"""Tests of the storage dialects, DATABASE_URL and python -m bot.migrate."""
