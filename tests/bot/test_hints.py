@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,15 +12,17 @@ from bot.i18n import t
 from bot.rendering import render_private, table_components
 from bot.words import HINT_REASONS, hint_text
 from engine.actions import PickUp
-from engine.hints import Hint, Reason
+from engine.hints import Hint, Reason, hint
 from engine.rules import make_rules
 from engine.strategies import Strategy, get_strategy
+from engine.views import player_view
 from tables.controls import controls
 from tables.errors import TableError
 from tables.intents import Join, MarkReady, Member, SetHints, Start
 from tables.model import Table, TableConfig
 from tables.outcome import snapshot
 from tables.service import TableService
+from tests.engine.test_hints import position
 
 ANA, BEN = Member(1, "Ana"), Member(2, "Ben")
 CONFIG = TableConfig(make_rules("classic"), "classic", 60.0, 3)
@@ -183,3 +186,17 @@ def test_every_reason_is_said_in_every_language(reason: Reason, locale: str) -> 
 
 def test_the_reasons_said_are_the_reasons_the_engine_gives() -> None:
     assert set(HINT_REASONS) == set(Reason.__args__)  # type: ignore[attr-defined]
+
+
+def test_the_readme_shows_hints_as_the_bot_says_them() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    examples = [
+        ("2C 7D 7S 9S", "6H", "en"),
+        ("2C 10D 7D 9S QH", "6H", "en"),
+        ("5C 6H", "KH", "en"),
+        ("10C 5D", "KH", "de"),
+    ]
+    for hand, pile, locale in examples:
+        view = player_view(position(hand, pile, stock="4H 4S"), 0)
+        said = hint_text(hint(view, seed=1), locale).replace("**", "")
+        assert f"\n{said}\n" in readme, said
