@@ -170,8 +170,8 @@ class TableService:
             seat = self._player_seat(table, member.user_id, version)
             if table.phase != "play":
                 raise TableError("hint_not_now")
-            view = table.view(seat)
-        found = await self._think(hint, view, table.seed + table.version, factory=self.strategies)
+            view, seed = table.view(seat), table.seed + table.version
+        found = await self._think(hint, view, seed, factory=self.strategies)
         if table.seats[seat].version != version:  # the turn passed while the search ran
             raise TableError("stale_view")
         return found
