@@ -18,7 +18,7 @@ import discord
 from bot.i18n import DEFAULT_LOCALE, language_of, t
 from bot.presenter import Presenter, responding
 from bot.rendering import Selection
-from bot.words import refusal
+from bot.words import hint_text, refusal
 from tables.errors import TableError
 from tables.intents import GameIntent, LobbyIntent, Look, Member, Rematch
 from tables.outcome import Snapshot, snapshot
@@ -215,6 +215,23 @@ class Answers:
             await self.refuse(interaction, TableError("move_gone"))
             return
         await self._private(interaction, table_id, version, intent, None)
+
+    async def hint(self, interaction: discord.Interaction, table_id: str, version: int) -> None:
+        """Tell a player, and only them, the move the expert would make and why."""
+        locale = locale_of(interaction)
+        if not self.presenter.owns_view(table_id, interaction):
+            await say(interaction, t("That view belongs to someone else.", locale))
+            return
+        async with (
+            guarded(interaction, "a hint"),
+            acknowledged(interaction, edit=False, ephemeral=True),
+        ):
+            try:
+                found = await self.service.hint(table_id, member_of(interaction), version)
+            except TableError as error:
+                await self.refuse(interaction, error, table_id)
+                return
+            await say(interaction, hint_text(found, locale))
 
     async def select(
         self,

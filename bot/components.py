@@ -26,6 +26,7 @@ from tables.intents import (
     MarkReady,
     PickUpPile,
     PlayCards,
+    SetHints,
     StackCards,
     Start,
     SwapCards,
@@ -35,7 +36,7 @@ from tables.service import COMPUTER_LEVELS
 
 Style = discord.ButtonStyle
 ARG = r"[0-9.]{1,60}"
-LOBBY_VERBS = ("join", "leave", "start", "addbot")
+LOBBY_VERBS = ("join", "leave", "start", "addbot", "hints")
 TABLE_VERBS = ("hand", "rematch")
 MOVE_VERBS = ("play", "swap", "pickup", "flip", "stock", "ready")
 SWAP_MENU_VERBS = ("swh", "swf")
@@ -58,10 +59,16 @@ def answers_of(interaction: discord.Interaction) -> Any:
 
 
 def lobby_intent(verb: str, values: tuple[int, ...]) -> LobbyIntent | None:
-    """Read a lobby button's intent: Add computer player names its level by index."""
+    """Read a lobby button's intent: Add computer player names its level by index.
+
+    The hints button names the setting it asks for (1 on, 0 off), so a second click on an
+    old lobby message asks for the same again rather than undoing the first.
+    """
     if verb == "addbot":
         index = values[0] if len(values) == 1 else 0
         return AddComputer(COMPUTER_LEVELS[index]) if index < len(COMPUTER_LEVELS) else None
+    if verb == "hints":
+        return SetHints(values == (1,)) if values in ((0,), (1,)) else None
     simple: dict[str, LobbyIntent] = {"join": Join(), "leave": Leave(), "start": Start()}
     return simple.get(verb) if not values else None
 
@@ -232,6 +239,37 @@ class MoveButton(
         await answers_of(interaction).move(interaction, self.table_id, self.version, self.intent)
 
 
+class HintButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=custom_ids.template(("hint",)),
+):
+    """Hint on a private view: the move the expert would make, said only to the player."""
+
+    def __init__(
+        self,
+        table_id: str,
+        version: int,
+        *,
+        label: str = "",
+        row: int | None = None,
+    ) -> None:
+        custom_id = custom_ids.encode(table_id, version, "hint")
+        super().__init__(button(custom_id, label, Style.secondary, row=row, disabled=False))
+        self.table_id = table_id
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> HintButton:
+        """Parse the button's custom_id."""
+        return cls(match["table"], int(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Answer the player with a hint only they see."""
+        await answers_of(interaction).hint(interaction, self.table_id, self.version)
+
+
 class _Menu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sh:menu:never"):
     """A select menu of the scheme: the picked options arrive with the click."""
 
@@ -394,6 +432,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton,
     TableButton,
     MoveButton,
+    HintButton,
     PlayMenu,
     SwapMenu,
     ChooseMenu,

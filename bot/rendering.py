@@ -18,6 +18,7 @@ import discord
 
 from bot.components import (
     ChooseMenu,
+    HintButton,
     LobbyButton,
     MoveButton,
     PlayMenu,
@@ -49,9 +50,10 @@ from tables.outcome import Snapshot
 from tables.service import COMPUTER_LEVELS, available_levels
 
 Style = discord.ButtonStyle
-# Discord's limits: 25 options a select, 5 buttons a row.
+# Discord's limits: 25 options a select, 5 buttons a row, 5 rows a message.
 MAX_OPTIONS = 25
 ROW_BUTTONS = 5
+MAX_ROWS = 5
 # Hand cards everyone saw picked up, shown per seat (the highest ones): six seats still fit
 # in one embed field of 1024 characters.
 KNOWN_SHOWN = 6
@@ -248,12 +250,22 @@ def table_components(snapshot: Snapshot, locale: str) -> discord.ui.View:
             arg = str(COMPUTER_LEVELS.index(level))
             label = computer_label(level, locale)
             view.add_item(LobbyButton(table_id, "addbot", arg, label=label, row=1))
+        view.add_item(hints_toggle(snapshot, locale))
     elif snapshot.phase in ("setup", "play"):
         view.add_item(TableButton(table_id, "hand", label=t("My hand", locale), row=0))
     elif snapshot.phase == "over":
         rematch = t("Rematch", locale)
         view.add_item(TableButton(table_id, "rematch", label=rematch, style=Style.success, row=0))
     return view
+
+
+def hints_toggle(snapshot: Snapshot, locale: str) -> LobbyButton:
+    """The host's lobby switch for hints: it shows the setting and asks for the other one."""
+    if snapshot.hints:
+        label, arg, style = t("Hints: on", locale), "0", Style.success
+    else:
+        label, arg, style = t("Hints: off", locale), "1", Style.secondary
+    return LobbyButton(snapshot.id, "hints", arg, label=label, style=style, row=1)
 
 
 # ---------------------------------------------------------------------- private views
@@ -369,7 +381,7 @@ def private_components(
         placeholder = t("Stack equal cards", locale)
         view.add_item(StackMenu(table_id, version, placeholder, options, row=row))
         row += 1
-    buttons: list[MoveButton] = []
+    buttons: list[MoveButton | HintButton] = []
 
     def move(verb: str, arg: str | None, label: str, style: Style, disabled: bool = False) -> None:
         buttons.append(
@@ -398,6 +410,10 @@ def private_components(
     for index, flip in enumerate(c.flips):
         label = t("Turn face-down card {n}", locale, n=flip.index + 1)
         move("flip", str(index), label, Style.primary)
+    # A hint is offered to the player to act in play, when the host allows it and it fits.
+    offers_hint = snapshot.hints and snapshot.phase == "play" and snapshot.turn == player.seat
+    if offers_hint and len(buttons) < (MAX_ROWS - row) * ROW_BUTTONS:
+        buttons.append(HintButton(table_id, version, label=t("Hint", locale)))
     for number, each in enumerate(buttons):
         each.item.row = row + number // ROW_BUTTONS
         view.add_item(each)

@@ -16,6 +16,7 @@ from bot.ratings import Change, Rating
 from engine.actions import Flip, PickUp, Play, PlayStock
 from engine.cards import JOKER, Card, parse_card, parse_rank, rank_name
 from engine.errors import ErrorCode
+from engine.hints import Hint
 from engine.pile import Constraint
 from engine.rules import RuleSet
 from engine.views import TableView
@@ -317,10 +318,56 @@ def refusal(
         "stale_view": "That was an old view. Use your latest one.",
         "move_gone": "That move isn't available any more.",
         "not_saved": "That couldn't be saved just now, so nothing changed. Try again in a moment.",
+        "hints_off": "Hints are off at this table. The host can turn them on in the lobby.",
+        "hint_not_now": "Hints are given when it's your turn to play.",
+        "host_only_hints": "Only the host can turn hints on or off.",
     }
     if code in words:
         return t(words[code], locale, **p)
     return t("That can't be done now.", locale)
+
+
+# ---------------------------------------------------------------------- hints
+
+# What each reason of `engine.hints` says; {rank} and {count} are the reason's parameters.
+HINT_REASONS = {
+    "nothing_fits": "Nothing you hold can be played: pick up.",
+    "pick_up": "Picking up now costs you less than any card you could play.",
+    "stock": "Nothing in your hand fits, so try your luck with the stock card.",
+    "stock_saves": "The stock card may fit, and your own cards stay in your hand.",
+    "blind": "Only face-down cards are left: any one is as good as another.",
+    "burns": "Your {rank} burns the pile.",
+    "four_burns": "It completes four of a kind and burns the pile.",
+    "run": "It gets rid of {count} cards at once.",
+    "only_special": "Nothing else fits: only your {rank} can go on the pile.",
+    "lowest_set": "It gets rid of your lowest cards, {count} × {rank}, in one go.",
+    "keeps_special": "It keeps your {rank} for later.",
+    "lowest": "Your {rank} is the lowest card you can play.",
+    "starve": "The next player is nearly out: play high to hold them up.",
+    "search": "The expert's search found this move does best.",
+}
+
+
+def move_text(hint: Hint, locale: str) -> str:
+    """Name the hinted move as the private view's buttons do: "Play 2 × 7 (7♣ 7♥)"."""
+    action = hint.action
+    if isinstance(action, Play):
+        return t("Play {play}", locale, play=play_label(action.cards, locale))
+    if isinstance(action, PickUp) and action.add is not None:
+        return t("Pick up (put {card} on the pile)", locale, card=card_text(action.add))
+    if isinstance(action, PickUp):
+        return t("Pick up the pile", locale)
+    if isinstance(action, PlayStock):
+        return t("Turn stock card", locale)
+    assert isinstance(action, Flip)  # hints are given in play, where these are the moves
+    return t("Turn face-down card {n}", locale, n=action.index + 1)
+
+
+def hint_text(hint: Hint, locale: str) -> str:
+    """Say a hint in one line: the move, then why."""
+    rank = rank_word(hint.rank, locale) if hint.rank else ""
+    reason = t(HINT_REASONS[hint.reason], locale, rank=rank, count=hint.count)
+    return t("💡 **{move}.** {reason}", locale, move=move_text(hint, locale), reason=reason)
 
 
 POWER_WORDS = {

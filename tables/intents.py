@@ -56,6 +56,13 @@ class End:
 
 
 @dataclass(frozen=True)
+class SetHints:
+    """Turn hints for practice on or off for the table (the host, in the lobby)."""
+
+    on: bool
+
+
+@dataclass(frozen=True)
 class Rematch:
     """Open a new table with the players of a finished one and deal at once."""
 
@@ -121,7 +128,7 @@ class MarkReady:
     """Setup: done."""
 
 
-LobbyIntent = Join | Leave | AddComputer | Start | Kick | End | Rematch
+LobbyIntent = Join | Leave | AddComputer | Start | Kick | End | SetHints | Rematch
 GameIntent = (
     Look
     | PlayCards

@@ -80,6 +80,8 @@ class TableConfig:
     language: str = "en"
     # Whether the shell shows pictures of the cards beside the text.
     pictures: bool = True
+    # Whether players may ask for a hint in their private view (the host's choice).
+    hints: bool = False
 
 
 @dataclass
@@ -99,6 +101,7 @@ class Table:
     remind_seconds: float = 30.0
     language: str = "en"
     pictures: bool = True
+    hints: bool = False
     game: Game | None = None
     closed: bool = False
     version: int = 0
@@ -162,6 +165,7 @@ class Table:
             "remind_seconds": self.remind_seconds,
             "language": self.language,
             "pictures": self.pictures,
+            "hints": self.hints,
             "seats": [seat.to_json() for seat in self.seats],
             "game": game_to_json(self.game) if self.game else None,
             "closed": self.closed,
@@ -204,6 +208,7 @@ class Table:
             remind_seconds=float(data.get("remind_seconds", 30.0)),
             language=str(data.get("language", "en")),
             pictures=bool(data.get("pictures", True)),
+            hints=bool(data.get("hints", False)),
             seats=[Seat.from_json(seat) for seat in data["seats"]],
             game=game_from_json(data["game"]) if data.get("game") else None,
             closed=bool(data.get("closed", data.get("phase") == "closed")),

@@ -52,6 +52,7 @@ class Snapshot:
     ended_reason: str | None
     language: str = "en"
     pictures: bool = True
+    hints: bool = False
 
     @property
     def open(self) -> bool:
@@ -107,6 +108,7 @@ def snapshot(table: Table) -> Snapshot:
         ended_reason=table.ended_reason,
         language=table.language,
         pictures=table.pictures,
+        hints=table.hints,
     )
 
 

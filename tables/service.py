@@ -15,12 +15,13 @@ import random
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
 from engine.events import Event, PlayStarted, TurnPassed
 from engine.game import Game
+from engine.hints import Hint, hint
 from engine.rules import RulesError
 from engine.strategies import get_strategy, strategy_names
 from tables import autoplay, controls
@@ -36,6 +37,7 @@ from tables.intents import (
     Look,
     Member,
     Rematch,
+    SetHints,
     Start,
 )
 from tables.model import Seat, Table, TableConfig
@@ -54,6 +56,8 @@ ENDED_KEPT = 200
 RETRY_SECONDS = 5.0
 
 Sleeper = Callable[[float], Awaitable[None]]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def available_levels() -> list[str]:
@@ -143,7 +147,7 @@ class TableService:
             return await self._rematch(table_id, member)
         async with self.lock(table_id):
             table = self.get(table_id)
-            if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End):
+            if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End | SetHints):
                 async with self._undo_on_failure(table):
                     events = await self._lobby(table, member, intent)
                 return self._publish(table, events, actor=table.seat_of(member.user_id))
@@ -153,6 +157,28 @@ class TableService:
             async with self._undo_on_failure(table):
                 events = await self._act(table, seat, intent)
             return self._publish(table, events, actor=seat)
+
+    async def hint(self, table_id: str, member: Member, version: int) -> Hint:
+        """Say the move the expert would make for a player, and why; the table never changes.
+
+        The search sees the player's own view only and runs where computer moves think.
+        """
+        async with self.lock(table_id):
+            table = self.get(table_id)
+            if not table.hints:
+                raise TableError("hints_off")
+            seat = self._player_seat(table, member.user_id, version)
+            if table.phase != "play":
+                raise TableError("hint_not_now")
+            view, seed = table.view(seat), table.seed + table.version
+        found = await self._think(hint, view, seed, factory=self.strategies)
+        if table.seats[seat].version != version:  # the turn passed while the search ran
+            raise TableError("stale_view")
+        return found
+
+    async def _think(self, work: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run a strategy's search off the event loop: the one place that decides where."""
+        return await asyncio.to_thread(work, *args, **kwargs)
 
     def _player_seat(self, table: Table, user_id: int, version: int) -> int:
         """Find the clicking player's seat: refuse non-players, other turns, old views."""
@@ -234,6 +260,12 @@ class TableService:
                 self._note(table, Note("kicked_lobby", {"name": name}))
             else:
                 return await self._remove(table, seat, Note("kicked", {"seat": seat}))
+        elif isinstance(intent, SetHints):
+            self._check_lobby(table)
+            if member.user_id != table.host_id:
+                raise TableError("host_only_hints")
+            table.hints = intent.on
+            self._bump(table, None)
         elif isinstance(intent, End):
             self._check_host(table, member)
             self._note(table, Note("ended", {"name": member.name}))
@@ -279,6 +311,7 @@ class TableService:
             old.remind_seconds,
             old.language,
             old.pictures,
+            old.hints,
         )
         async with self._create_lock:
             if self.in_channel(old.channel_id) is not None:
@@ -312,6 +345,7 @@ class TableService:
             remind_seconds=self.timing.remind_seconds or config.remind_seconds,
             language=config.language,
             pictures=config.pictures,
+            hints=config.hints,
             idle_turns=config.idle_turns,
             seats=[Seat(host.user_id, host.name)],
             created_at=now,
@@ -528,7 +562,7 @@ class TableService:
             if planned.kind == "auto" and planned.seat is not None:
                 view = table.view(planned.seat)
                 strategy = table.seats[planned.seat].computer or autoplay.TIMEOUT_STRATEGY
-                move = await asyncio.to_thread(
+                move = await self._think(
                     autoplay.choose,
                     view,
                     strategy,

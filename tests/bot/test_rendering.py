@@ -101,7 +101,8 @@ def test_the_lobby_offers_only_the_computer_levels_the_engine_has(
         for row in table_components(snapshot(table), EN).to_components()
         for i in row["components"]
     ]
-    assert only == ["sh:abc:0:join", "sh:abc:0:leave", "sh:abc:0:start", "sh:abc:0:addbot:0"]
+    lobby = ["sh:abc:0:join", "sh:abc:0:leave", "sh:abc:0:start", "sh:abc:0:addbot:0"]
+    assert only == [*lobby, "sh:abc:0:hints:1"]
 
 
 def test_play_and_swap_stay_greyed_out_until_the_menus_name_a_choice() -> None:
