@@ -16,6 +16,8 @@ from typing import Any
 JSON = dict[str, Any]
 
 DISCORD_EPOCH_MS = 1420070400000
+# Guilds spread evenly over any shard count that divides this (see `World._spread_id`).
+SHARD_SPREAD = 64
 
 # Permission bits (https://discord.com/developers/docs/topics/permissions).
 ADMINISTRATOR = 1 << 3
@@ -230,6 +232,19 @@ class World:
         self._last_id = max(stamp, self._last_id + 1)
         return self._last_id
 
+    def _spread_id(self, number: int) -> int:
+        """Return a fresh id for the `number`th guild that puts it on shard `number % count`.
+
+        Discord's shard of a guild is `(id >> 22) % count`: the id's millisecond is moved up
+        (by less than `SHARD_SPREAD` ms) to one that leaves that remainder for every count
+        dividing `SHARD_SPREAD`, so a test's guilds spread evenly over its shards.
+        """
+        fresh = self.new_id()
+        stamp = fresh >> 22
+        stamp += (number - stamp) % SHARD_SPREAD
+        self._last_id = max(self._last_id, (stamp << 22) | (fresh & ((1 << 22) - 1)))
+        return self._last_id
+
     def touch(self) -> None:
         """Wake whoever waits for the world to change."""
         self.changed.set()
@@ -244,9 +259,7 @@ class World:
 
     def add_guild(self, name: str) -> Guild:
         """Create a guild with @everyone, Moderator and bot roles, the bot and a #general."""
-        # Each guild's id is a millisecond later than the one before, so guilds spread over
-        # shards as Discord's do ((id >> 22) % shard count).
-        guild_id = self.new_id() + (len(self.guilds) << 22)
+        guild_id = self._spread_id(len(self.guilds))
         owner = User(id=self.new_id(), name=f"{name} owner")
         self.users[owner.id] = owner
         guild = Guild(id=guild_id, name=name, owner_id=owner.id)

@@ -250,8 +250,13 @@ async def act(driver: Driver, user: str, message: JSON) -> JSON:
         first = menu["options"][0]["value"]
         chosen = await driver.select(user, message["id"], menu["custom_id"], [first])
         assert chosen["status"] == "answered"
-        play = find(chosen["response"], "play")
-        assert play is not None and not play.get("disabled")
+
+        def play_offered() -> JSON | None:
+            # A busy bot defers its answer and draws the choice by an edit after.
+            play = find(driver.message(message["id"], as_user=user), "play")
+            return play if play is not None and not play.get("disabled") else None
+
+        play = await driver.wait_until(play_offered, timeout=10)
         return await driver.click(user, message["id"], play["custom_id"])
     for verb in ("stock", "pickup"):
         component = find(message, verb)
