@@ -5,9 +5,10 @@
 It times a 3-player classic table in mid-game, an 8-seat two-deck Schwechat table, a
 40-card hand and a 200-card hand (four decks). Each is drawn `--repeat` times after one
 warm-up (the card faces are drawn once per process and kept); the median counts. Times are
-the drawing thread's CPU time (`time.thread_time`), what a picture costs the bot, which a
-busy machine does not inflate as it does wall time. The key alone (no drawing) is timed too. Human-readable lines come first; the last line printed is
-one JSON object. `--save DIR` writes the JPEGs there to look at.
+the drawing thread's CPU time (`time.thread_time`), what a picture costs the bot: a busy
+machine inflates it less than wall time. The key alone (no drawing) is timed too.
+Human-readable lines come first; the last line printed is one JSON object. `--save DIR`
+writes the JPEGs there to look at.
 """
 
 from __future__ import annotations
