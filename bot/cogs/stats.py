@@ -83,30 +83,22 @@ async def leaderboard_page(
     people = ranked(rows, order)
     pages = page_count(len(people))
     page = min(max(page, 0), pages - 1)
-    lines = page_lines(people, page, locale) or [t("No games recorded yet.", locale)]
-    embed = discord.Embed(
-        title=t(
-            "Hall of shame of {guild}: {order}, {period}",
-            locale,
-            guild=plain(guild.name),
-            order=t(ORDER_NAMES[order], locale),
-            period=t(PERIOD_NAMES[period], locale),
-        ),
-        description="\n".join(lines),
+    title = t(
+        "Hall of shame of {guild}: {order}, {period}",
+        locale,
+        guild=plain(guild.name),
+        order=t(ORDER_NAMES[order], locale),
+        period=t(PERIOD_NAMES[period], locale),
     )
-    bots = computer_lines(rows, locale)
-    if bots:
-        embed.add_field(
-            name=t("Computer players", locale), value="\n".join(bots)[:1024], inline=False
-        )
-    embed.set_footer(
-        text=t(
-            "Page {page} of {pages}. A loss rate counts from {minimum} games.",
-            locale,
-            page=page + 1,
-            pages=pages,
-            minimum=MIN_GAMES_FOR_RATE,
-        )
+    footer = t(
+        "Page {page} of {pages}. A loss rate counts from {minimum} games.",
+        locale,
+        page=page + 1,
+        pages=pages,
+        minimum=MIN_GAMES_FOR_RATE,
+    )
+    embed = board(
+        title, page_lines(people, page, locale), computer_lines(rows, locale), footer, locale
     )
     return embed, page_buttons(period, order, page, pages)
 
@@ -119,31 +111,34 @@ async def ratings_page(
     people = by_rating(rows)
     pages = page_count(len(people))
     page = min(max(page, 0), pages - 1)
-    lines = rating_page_lines(people, page, locale) or [t("No games recorded yet.", locale)]
-    embed = discord.Embed(
-        title=t(
-            "Skill ratings of {guild}: {period}",
-            locale,
-            guild=plain(guild.name),
-            period=t(PERIOD_NAMES[period], locale),
-        ),
-        description="\n".join(lines),
+    title = t(
+        "Skill ratings of {guild}: {period}",
+        locale,
+        guild=plain(guild.name),
+        period=t(PERIOD_NAMES[period], locale),
     )
-    bots = rating_computer_lines(rows, locale)
+    footer = t(
+        "Page {page} of {pages}. A rating is skill minus three times its uncertainty: "
+        "it grows as the games show how good a player is.",
+        locale,
+        page=page + 1,
+        pages=pages,
+    )
+    lines = rating_page_lines(people, page, locale)
+    embed = board(title, lines, rating_computer_lines(rows, locale), footer, locale)
+    return embed, page_buttons(period, None, page, pages)
+
+
+def board(title: str, lines: list[str], bots: list[str], footer: str, locale: str) -> discord.Embed:
+    """Lay out one page of a board: its lines, the computer players apart, the footer."""
+    empty = [t("No games recorded yet.", locale)]
+    embed = discord.Embed(title=title, description="\n".join(lines or empty))
     if bots:
         embed.add_field(
             name=t("Computer players", locale), value="\n".join(bots)[:1024], inline=False
         )
-    embed.set_footer(
-        text=t(
-            "Page {page} of {pages}. A rating is skill minus three times its uncertainty: "
-            "it grows as the games show how good a player is.",
-            locale,
-            page=page + 1,
-            pages=pages,
-        )
-    )
-    return embed, page_buttons(period, None, page, pages)
+    embed.set_footer(text=footer)
+    return embed
 
 
 def page_buttons(period: Period, order: Order | None, page: int, pages: int) -> discord.ui.View:
