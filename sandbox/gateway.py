@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from aiohttp import WSMsgType, web
 
 from sandbox import factory
-from sandbox.world import JSON, World
+from sandbox.world import JSON, PRIVILEGED_INTENTS, World
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +21,7 @@ DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT = 0, 1, 2, 6, 7
 INVALID_SESSION, HELLO, HEARTBEAT_ACK = 9, 10, 11
 HEARTBEAT_INTERVAL_MS = 41250
 AUTHENTICATION_FAILED = 4004
+DISALLOWED_INTENTS = 4014
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Session:
     ws: web.WebSocketResponse | None
     seq: int = 0
     ready: bool = False
+    intents: int = 0
 
 
 class Gateway:
@@ -82,7 +84,11 @@ class Gateway:
         if data.get("token") != self.world.token:
             await ws.close(code=AUTHENTICATION_FAILED, message=b"Authentication failed.")
             return None
-        session = Session(id=secrets.token_hex(16), ws=ws)
+        intents = int(data.get("intents", 0))
+        if intents & PRIVILEGED_INTENTS & ~self.world.privileged_intents:
+            await ws.close(code=DISALLOWED_INTENTS, message=b"Disallowed intent(s).")
+            return None
+        session = Session(id=secrets.token_hex(16), ws=ws, intents=intents)
         self.sessions[session.id] = session
         self.current = session
         await self._send(session, "READY", factory.ready(self.world, session.id, self.url))
@@ -112,10 +118,12 @@ class Gateway:
             )
         )
 
-    async def dispatch(self, event: str, data: JSON) -> None:
-        """Send an event to the connected bot, if there is one."""
+    async def dispatch(self, event: str, data: JSON, intent: int = 0) -> None:
+        """Send an event to the connected bot, if there is one that asked for its intent."""
         if self.current is None or self.current.ws is None or self.current.ws.closed:
             log.info("no bot connected: %s dropped", event)
+            return
+        if intent and not self.current.intents & intent:
             return
         await self._send(self.current, event, data)
 
