@@ -66,11 +66,12 @@ class Membership:
         """Take a member who left a server out of its open tables, as a player who left."""
         key = (guild_id, user_id)
         self._seen.pop(key, None)
-        self._gone.add(key)
         for table in list(self.service.tables.values()):
             seat = table.seat_of(user_id)
             if table.guild_id != guild_id or seat is None or table.seats[seat].removed:
                 continue
+            # Remembered for the player's later clicks (members who played nowhere are not).
+            self._gone.add(key)
             log.info("table %s: a player left the server; they leave the table", table.id)
             member = Member(user_id, table.seats[seat].name)
             # The table may end or change meanwhile: then there is nothing left to do.
