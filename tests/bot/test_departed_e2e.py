@@ -161,3 +161,7 @@ async def test_without_the_members_intent_a_departed_players_dm_click_is_refused
             again = await driver.click("ben", view["id"], ready["custom_id"])
             assert again["response"]["content"] == LEFT
             assert len(member_checks(driver)) == 2
+            await bot.presenter.pacer.idle()
+            # Besides the question whose answer was Unknown Member, Discord refused nothing.
+            refusals = [e for e in driver.log() if e["status"] >= 400]
+            assert [e["route"] for e in refusals] == [MEMBER_ROUTE]
