@@ -165,3 +165,20 @@ async def test_without_the_members_intent_a_departed_players_dm_click_is_refused
             # Besides the question whose answer was Unknown Member, Discord refused nothing.
             refusals = [e for e in driver.log() if e["status"] >= 400]
             assert [e["route"] for e in refusals] == [MEMBER_ROUTE]
+
+
+async def test_the_host_kicks_a_member_who_left_unheard_of(
+    sandbox: Sandbox, driver: Driver, tmp_path: Path
+) -> None:
+    driver.set_intents(members=False)
+    async with connected_bot(sandbox, make_bot(tmp_path)) as bot:
+        for name in ("ana", "ben", "cid"):
+            await driver.create_user(name)
+        table_id, _ = await open_table(driver, "ana", "general", "ben", "cid")
+        await driver.remove_member("cid")
+        table = table_of(bot, table_id)
+        assert table.names == ["ana", "ben", "cid"]
+        # The option names a user who is no member any more: Discord resolves no member.
+        kicked = await driver.command("ana", "general", "shithead kick", {"member": "cid"})
+        assert kicked["response"]["content"] == "cid was removed."
+        assert table.names == ["ana", "ben"]
