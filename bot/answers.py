@@ -16,6 +16,7 @@ from datetime import datetime
 import discord
 
 from bot.i18n import DEFAULT_LOCALE, language_of, t
+from bot.membership import Membership
 from bot.presenter import Presenter, responding
 from bot.rendering import Selection
 from bot.words import hint_text, refusal
@@ -125,11 +126,16 @@ class Answers:
     """Carry members' requests to the core and answer them through the presenter."""
 
     def __init__(
-        self, service: TableService, presenter: Presenter, command_name: str = "shithead"
+        self,
+        service: TableService,
+        presenter: Presenter,
+        command_name: str = "shithead",
+        membership: Membership | None = None,
     ) -> None:
         self.service = service
         self.presenter = presenter
         self.command_name = command_name
+        self.membership = membership
 
     def refusal(
         self, error: TableError, interaction: discord.Interaction, table_id: str | None = None
@@ -261,6 +267,15 @@ class Answers:
             return
         answering = self.presenter.answering(table_id, member.user_id)
         async with guarded(interaction, "a move"), acknowledged(interaction, edit=True), answering:
+            # A click from a DM may come from a member who has left the table's server.
+            if (
+                interaction.guild_id is None
+                and self.membership is not None
+                and await self.membership.left(table_id, member.user_id)
+            ):
+                text = "You left this table's server, so you no longer play at it."
+                await say(interaction, t(text, locale_of(interaction)))
+                return
             try:
                 outcome = await self.service.submit(table_id, member, intent, version)
             except TableError as error:

@@ -16,6 +16,7 @@ from discord.ext import commands
 from bot.answers import Answers, locale_of, say
 from bot.components import DYNAMIC_ITEMS
 from bot.i18n import t
+from bot.membership import Membership
 from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.rating_store import RatingStore
@@ -39,9 +40,16 @@ def use_discord_at(api_base: str, gateway_url: str) -> None:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-def make_intents() -> discord.Intents:
-    """Ask for guilds only: slash commands and components need no privileged intent."""
-    return discord.Intents(guilds=True)
+MEMBERS_INTENT_OFF = (
+    "Discord refused the Server Members Intent: switch it on in the developer portal (Bot → "
+    "Privileged Gateway Intents → Server Members Intent) so that members who leave a server "
+    "leave its tables at once; until then a player is checked when they click from a DM."
+)
+
+
+def make_intents(*, members: bool = True) -> discord.Intents:
+    """Ask for guilds, and for members (privileged) to hear who leaves a server."""
+    return discord.Intents(guilds=True, members=members)
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,14 @@ class ShitheadBot(commands.Bot):
             "shard_count": settings.shard_count,
             "shard_ids": list(settings.shards),
         }
-        super().__init__(command_prefix=commands.when_mentioned, intents=make_intents(), **shards)
+        # The members intent is only for hearing who leaves: no member list is fetched or kept.
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=make_intents(),
+            chunk_guilds_at_startup=False,
+            member_cache_flags=discord.MemberCacheFlags.none(),
+            **shards,
+        )
         self.settings = settings
         self.tuning = tuning or Tuning()
         self.storage: Storage | None = None
@@ -84,7 +99,8 @@ class ShitheadBot(commands.Bot):
         self.tables = TableService(
             sink=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds
         )
-        self.answers = Answers(self.tables, self.presenter, settings.command_name)
+        self.membership = Membership(self.tables, self.http.get_member)
+        self.answers = Answers(self.tables, self.presenter, settings.command_name, self.membership)
         self._to_redraw: list[Snapshot] = []
         self.tree.error(self.on_tree_error)
 
@@ -151,8 +167,26 @@ class ShitheadBot(commands.Bot):
             log.warning("could not tell the member that a command failed")
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Remember each member's language: their private views speak it."""
+        """Remember each member's language (their private views speak it) and their server."""
         self.presenter.member_locales[interaction.user.id] = locale_of(interaction)
+        if interaction.guild_id is not None:
+            self.membership.seen(interaction.guild_id, interaction.user.id)
+
+    async def on_raw_member_remove(self, payload: discord.RawMemberRemoveEvent) -> None:
+        """Take a member who left a server (or was kicked or banned) out of its tables."""
+        await self.membership.departed(payload.guild_id, payload.user.id)
+
+    async def connect(self, *, reconnect: bool = True) -> None:
+        """Connect; if Discord refuses the members intent, say what to switch on and go without."""
+        try:
+            await super().connect(reconnect=reconnect)
+        except discord.PrivilegedIntentsRequired:
+            if not self.intents.members:
+                raise
+            log.warning(MEMBERS_INTENT_OFF)
+            # The intents are read at each IDENTIFY; discord.py has no public way to change them.
+            self._connection._intents = make_intents(members=False)
+            await super().connect(reconnect=reconnect)
 
     async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
         """Log a failed event handler (a click whose callback raised, say) and go on."""

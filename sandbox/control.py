@@ -57,6 +57,8 @@ class Control:
         return [
             web.get(f"{p}/state", self.state),
             web.post(f"{p}/guilds", self.create_guild),
+            web.delete(f"{p}/guilds/{{guild}}/members/{{user}}", self.remove_member),
+            web.post(f"{p}/intents", self.set_intents),
             web.post(f"{p}/users", self.create_user),
             web.post(f"{p}/channels", self.create_channel),
             web.post(f"{p}/interactions", self.interact),
@@ -79,6 +81,18 @@ class Control:
         body = await _body(request)
         locale = str(body.get("preferred_locale", "en-US"))
         return json_response(await self.driver.create_guild(str(body["name"]), locale=locale), 201)
+
+    async def remove_member(self, request: web.Request) -> web.Response:
+        """DELETE /_sandbox/guilds/{guild}/members/{user}: the member leaves (or is kicked)."""
+        info = request.match_info
+        return json_response(await self.driver.remove_member(info["user"], guild=info["guild"]))
+
+    async def set_intents(self, request: web.Request) -> web.Response:
+        """POST /_sandbox/intents {"members": bool}: the portal's Server Members Intent."""
+        body = await _body(request)
+        if not isinstance(body.get("members"), bool):
+            raise ControlError(400, '"members" must be true or false')
+        return json_response(self.driver.set_intents(members=body["members"]))
 
     async def create_user(self, request: web.Request) -> web.Response:
         """POST /_sandbox/users {"name", "dms_open", "moderator", "guild", "locale"}."""

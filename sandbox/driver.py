@@ -20,6 +20,7 @@ from sandbox.rules import BUTTON, LINK_STYLE, SELECTS, STRING_SELECT, components
 from sandbox.world import (
     ADMINISTRATOR,
     DM,
+    GUILD_MEMBERS,
     JSON,
     LOADING,
     MANAGE_MESSAGES,
@@ -122,6 +123,30 @@ class Driver:
         await self.gateway.dispatch("CHANNEL_CREATE", factory.channel(self.world, channel))
         self.world.touch()
         return self._channel_view(channel)
+
+    async def remove_member(self, user: Ref, *, guild: Ref | None = None) -> JSON:
+        """Take a member out of a guild (the default one unless named), as leaving or a kick does.
+
+        A bot that identified with the members intent hears GUILD_MEMBER_REMOVE; the user
+        keeps their DMs with the bot, and a DM click of theirs still reaches it.
+        """
+        target, member = self._guild(guild), self._user(user)
+        if member.id not in target.members:
+            raise ControlError(404, f"{member.name} is not a member of {target.name}")
+        if member.id == target.owner_id:
+            raise ControlError(400, f"{member.name} owns {target.name} and cannot leave it")
+        self.world.remove_member(target, member.id)
+        removed = {"guild_id": str(target.id), "user": factory.user(member)}
+        await self.gateway.dispatch("GUILD_MEMBER_REMOVE", removed, intent=GUILD_MEMBERS)
+        return {"guild_id": str(target.id), "user_id": str(member.id), "removed": True}
+
+    def set_intents(self, *, members: bool) -> JSON:
+        """Switch the Server Members Intent on or off in the portal; it counts at the next login."""
+        if members:
+            self.world.privileged_intents |= GUILD_MEMBERS
+        else:
+            self.world.privileged_intents &= ~GUILD_MEMBERS
+        return {"members": members}
 
     def advance_time(self, seconds: float) -> None:
         """Move the sandbox's clock forward (interaction tokens, rate-limit windows)."""

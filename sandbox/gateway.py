@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from aiohttp import WSMsgType, web
 
 from sandbox import factory
-from sandbox.world import JSON, World
+from sandbox.world import JSON, PRIVILEGED_INTENTS, World
 
 log = logging.getLogger(__name__)
 
 DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT = 0, 1, 2, 6, 7
 INVALID_SESSION, HELLO, HEARTBEAT_ACK = 9, 10, 11
 HEARTBEAT_INTERVAL_MS = 41250
-AUTHENTICATION_FAILED, INVALID_SHARD = 4004, 4010
+AUTHENTICATION_FAILED, INVALID_SHARD, DISALLOWED_INTENTS = 4004, 4010, 4014
+
+
+GUILD_OWN_EVENTS = frozenset({"GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"})
 
 
 def shard_of(guild_id: int, shard_count: int) -> int:
@@ -34,7 +37,8 @@ def shard_of(guild_id: int, shard_count: int) -> int:
 
 def guild_of(event: str, data: JSON) -> int | None:
     """Find the guild an event belongs to, if any (a DM's events have none)."""
-    found = data.get("id") if event.startswith("GUILD_") else data.get("guild_id")
+    # A guild's own events carry its id; the events of things in it carry a guild_id.
+    found = data.get("id") if event in GUILD_OWN_EVENTS else data.get("guild_id")
     return int(found) if found is not None else None
 
 
@@ -48,6 +52,7 @@ class Session:
     shard_count: int = 1
     seq: int = 0
     ready: bool = False
+    intents: int = 0
 
 
 class Gateway:
@@ -110,7 +115,13 @@ class Gateway:
         if not 0 <= shard < count:
             await ws.close(code=INVALID_SHARD, message=b"Invalid shard.")
             return None
-        session = Session(id=secrets.token_hex(16), ws=ws, shard=shard, shard_count=count)
+        intents = int(data.get("intents", 0))
+        if intents & PRIVILEGED_INTENTS & ~self.world.privileged_intents:
+            await ws.close(code=DISALLOWED_INTENTS, message=b"Disallowed intent(s).")
+            return None
+        session = Session(
+            id=secrets.token_hex(16), ws=ws, shard=shard, shard_count=count, intents=intents
+        )
         self.sessions[session.id] = session
         if count != self.shard_count:  # the bot was sharded anew: the old sessions are gone
             self.shards.clear()
@@ -147,13 +158,16 @@ class Gateway:
             )
         )
 
-    async def dispatch(self, event: str, data: JSON) -> None:
-        """Send an event to the shard of its guild (shard 0 without one), if connected."""
+    async def dispatch(self, event: str, data: JSON, intent: int = 0) -> None:
+        """Send an event to the shard of its guild (shard 0 without one), if connected and it
+        asked for the event's intent."""
         guild = guild_of(event, data)
         shard = 0 if guild is None else shard_of(guild, self.shard_count)
         session = self.shards.get(shard)
         if session is None or session.ws is None or session.ws.closed:
             log.info("no bot connected on shard %d: %s dropped", shard, event)
+            return
+        if intent and not session.intents & intent:
             return
         await self._send(session, event, data)
 

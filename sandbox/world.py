@@ -44,6 +44,13 @@ EVERYONE_PERMISSIONS = (
 MODERATOR_PERMISSIONS = MANAGE_GUILD | MANAGE_MESSAGES
 BOT_PERMISSIONS = EVERYONE_PERMISSIONS | MANAGE_MESSAGES
 
+# Gateway intents (https://discord.com/developers/docs/events/gateway#gateway-intents); the
+# privileged ones work only when switched on for the application in the developer portal.
+GUILD_MEMBERS = 1 << 1
+GUILD_PRESENCES = 1 << 8
+MESSAGE_CONTENT = 1 << 15
+PRIVILEGED_INTENTS = GUILD_MEMBERS | GUILD_PRESENCES | MESSAGE_CONTENT
+
 # Channel types and message flags.
 GUILD_TEXT = 0
 DM = 1
@@ -218,6 +225,8 @@ class World:
         # Where attachment URLs point; the server sets it once it knows its port.
         self.base_url = "http://sandbox.invalid"
         self.interaction_deadline = INTERACTION_DEADLINE
+        # The privileged intents switched on in the developer portal: Server Members only.
+        self.privileged_intents = GUILD_MEMBERS
         self.changed = asyncio.Event()
 
     # ids and bookkeeping
@@ -297,6 +306,11 @@ class World:
         roles = [guild.moderator_role_id] if moderator else []
         guild.members[user.id] = Member(user.id, roles, utcnow_iso())
         return user
+
+    def remove_member(self, guild: Guild, user_id: int) -> None:
+        """Take a member out of a guild (they left, or were kicked or banned); their DMs stay."""
+        del guild.members[user_id]
+        self.touch()
 
     def dm_channel(self, user: User) -> Channel:
         """Return the bot's DM channel with a user, creating it on first use."""

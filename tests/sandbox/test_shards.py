@@ -10,7 +10,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from sandbox.gateway import shard_of
+from sandbox.gateway import guild_of, shard_of
 from sandbox.server import Sandbox
 from sandbox.testing import running_sandbox
 
@@ -136,3 +136,10 @@ async def test_a_bot_without_shards_gets_every_guild(sandbox: Sandbox) -> None:
         assert ready["d"]["shard"] == [0, 1]
         assert {int(e["d"]["id"]) for e in created} == set(sandbox.world.guilds)
         await connection.ws.close()
+
+
+def test_an_event_goes_to_the_shard_of_its_guild_whatever_names_the_guild() -> None:
+    assert guild_of("GUILD_CREATE", {"id": "5"}) == 5
+    assert guild_of("GUILD_MEMBER_REMOVE", {"guild_id": "6", "user": {"id": "1"}}) == 6
+    assert guild_of("INTERACTION_CREATE", {"guild_id": "7", "id": "99"}) == 7
+    assert guild_of("INTERACTION_CREATE", {"id": "99", "channel_id": "3"}) is None  # a DM
