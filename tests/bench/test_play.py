@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.bench_play import KINDS, REPORT_KEYS, classify, main, percentile, webhook_target
+from bench.play import KINDS, REPORT_KEYS, classify, main, percentile, webhook_target
 
 
 def test_a_small_bench_finishes_its_games_and_reports_json(

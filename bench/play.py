@@ -1,6 +1,6 @@
 """Benchmark the bot: play seeded games through the sandbox and count what each move costs.
 
-    python -m bot.bench_play --tables 20 --humans 3 --seed 1 [--think 0.3 1.2]
+    python -m bench.play --tables 20 --humans 3 --seed 1 [--think 0.3 1.2]
 
 The sandbox runs in this process (Discord's default rate limits) and the bot in a child
 process of its own (default tuning, timers too long to fire), so the bot's CPU time is
@@ -9,7 +9,7 @@ with `/shithead create`, joined with the Join button and started by its host; th
 member plays from their DM view, using only what its components offer, after a seeded
 think time. Human-readable figures come first; the last line printed is one JSON object.
 
-`python -m bot.bench_play --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE` is the
+`python -m bench.play --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE` is the
 child: the bot (PACE `default`, or `quick` for tests), connected to a running sandbox
 until its stdin closes.
 """
@@ -175,7 +175,7 @@ async def bot_process(
             sys.executable,
             *wrap,
             "-m",
-            "bot.bench_play",
+            "bench.play",
             "--run-bot",
             sandbox.api_base,
             sandbox.gateway_url,
@@ -864,7 +864,7 @@ def describe(figures: JSON, options: Options) -> list[str]:
 def parse_options(argv: list[str]) -> Options:
     """Read the command line."""
     parser = argparse.ArgumentParser(
-        prog="python -m bot.bench_play",
+        prog="python -m bench.play",
         description="Play seeded games through the sandbox and measure the bot per human move.",
     )
     parser.add_argument("--tables", type=int, default=20, help="tables played at once")
