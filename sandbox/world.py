@@ -177,6 +177,8 @@ class Interaction:
     message_id: int | None = None  # the message whose component was used
     acknowledged: bool = False
     original_message_id: int | None = None
+    # When the bot's first callback reached the sandbox (in time or too late), if it came.
+    answered_at: float | None = None
     first_answer: asyncio.Future[FirstAnswer] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
