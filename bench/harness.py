@@ -62,10 +62,14 @@ QUICK_TUNING: dict[str, Any] = {
     "table_interval": 0.01,
 }
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
-# How often members look at their DMs when nothing seems to change.
+# How often the board looks at the world when nothing seems to change.
 POLL = 0.05
-# The least time between two looks at the world (each look scans every message once).
+# The least time between two looks at the world (each look scans every message once); a
+# look that took longer is followed by a pause as long, so scanning takes at most half the
+# bench's time.
 REFRESH_GAP = 0.005
+# How often a member or a table's watcher looks again when nothing it watches changed.
+WAKE_TIMEOUT = 1.0
 # How often the bench says how far it is (on stderr).
 PROGRESS_SECONDS = 30.0
 # How often the bench's own event loop is checked for lateness.
@@ -261,16 +265,31 @@ def view_key(message: JSON) -> tuple[str, tuple[str, ...]]:
     return message["id"], tuple(str(c.get("custom_id")) for c in components(message))
 
 
+Watched = tuple[str, int | str]  # ("dm", user id) or ("table", table id)
+
+
+def version(message: Message) -> tuple[int, str | None, int, int]:
+    """Tell one state of a message from another (an edit stamps it and replaces its lists)."""
+    return message.id, message.edited_timestamp, id(message.components), message.flags
+
+
 class Board:
-    """What members see, recomputed from the sandbox once per change for every member."""
+    """What members see, recomputed from the sandbox once per change; wakes whom it concerns.
+
+    A member wakes when their latest DM changes, a table's watcher when its table message
+    or one of its members' DMs does, so the bench's work grows with the changes, not with
+    members times changes.
+    """
 
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
         self.world = driver.world
         self.dm: dict[int, Message] = {}  # user id -> the bot's latest DM to them
         self.tables: dict[str, Message] = {}  # table id -> its latest public table message
+        self.table_of: dict[int, str] = {}  # user id -> the table they play at
         self.busy = 0.0  # seconds spent scanning the world
-        self._event = asyncio.Event()
+        self._versions: dict[Watched, tuple[int, str | None, int, int]] = {}
+        self._waiting: dict[Watched, asyncio.Event] = {}
 
     def refresh(self) -> None:
         """Scan every message once: latest DM per member, latest message per table."""
@@ -292,8 +311,22 @@ class Board:
                         if len(parts) >= 4 and parts[0] == "sh":
                             tables[parts[1]] = message
         self.dm, self.tables = dm, tables
-        self._event.set()
-        self._event = asyncio.Event()
+        versions: dict[Watched, tuple[int, str | None, int, int]] = {
+            ("dm", user_id): version(message) for user_id, message in dm.items()
+        }
+        versions.update({("table", t): version(message) for t, message in tables.items()})
+        for key in versions.keys() | self._versions.keys():
+            if versions.get(key) != self._versions.get(key):
+                self._wake(key)
+                if key[0] == "dm" and (table := self.table_of.get(int(key[1]))) is not None:
+                    self._wake(("table", table))
+        self._versions = versions
+
+    def _wake(self, key: Watched) -> None:
+        """Wake whoever waits for a change of `key`."""
+        event = self._waiting.pop(key, None)
+        if event is not None:
+            event.set()
 
     async def run(self) -> None:
         """Refresh on every change to the world (at most every REFRESH_GAP) until cancelled."""
@@ -301,15 +334,17 @@ class Board:
             changed = self.world.changed
             began = time.perf_counter()
             self.refresh()
-            self.busy += time.perf_counter() - began
+            took = time.perf_counter() - began
+            self.busy += took
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), POLL)
-            await asyncio.sleep(REFRESH_GAP)
+            await asyncio.sleep(max(REFRESH_GAP, took))
 
-    async def wait(self, timeout: float = POLL * 4) -> None:
-        """Wait for the next refresh (or the timeout)."""
+    async def wait(self, key: Watched, timeout: float = WAKE_TIMEOUT) -> None:
+        """Wait until what `key` names changes (or the timeout)."""
+        event = self._waiting.setdefault(key, asyncio.Event())
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._event.wait(), timeout)
+            await asyncio.wait_for(event.wait(), timeout)
 
     def latest_dm(self, user_id: int) -> JSON | None:
         """Return the bot's latest DM to a member, as the control API shows it."""
@@ -447,6 +482,8 @@ class Bench:
         """Open a table after `delay` s; its members play until its message says it is over."""
         await self.pause(delay)
         table_id = await self.open_table(channel, names[0], names[1:])
+        for name in names:
+            self.board.table_of[self.user_ids[name]] = table_id
         done = asyncio.Event()
 
         async def watch() -> None:
@@ -461,7 +498,7 @@ class Bench:
                     seems_over = None
                 if over:
                     break
-                await self.board.wait()
+                await self.board.wait(("table", table_id))
             self.stats.finished.add(table_id)
             done.set()
 
@@ -495,7 +532,7 @@ class Bench:
                 if acted and time.monotonic() - since > STUCK_SECONDS:
                     acted.clear()  # nothing came of the last click: look again
                     since = time.monotonic()
-                await self.board.wait()
+                await self.board.wait(("dm", user_id))
                 continue
             await self.pause(rng.uniform(*self.think))
             view = self.board.latest_dm(user_id)
