@@ -374,7 +374,6 @@ class Board:
 class Stats:
     """Everything the members measured while playing."""
 
-    interaction_ids: list[int] = field(default_factory=list)
     handoff_ms: list[float] = field(default_factory=list)
     # How late the bench's clicks (and table openings) went out against their schedule,
     # and how late its event loop woke: the bench's own lag, not the bot's.
@@ -433,9 +432,8 @@ class Bench:
         self.stats.click_lag_ms.append((time.perf_counter() - planned) * 1000)
 
     async def timed(self, call: Awaitable[JSON], what: str) -> JSON:
-        """Send one interaction; the sandbox times its answer, the bench notes its id."""
+        """Send one interaction (the sandbox times its answer); note it if it went unanswered."""
         result = await call
-        self.stats.interaction_ids.append(int(result["id"]))
         if result.get("status") != "answered":
             self.stats.not_answered.append({"what": what, **result})
         return result
@@ -860,6 +858,7 @@ async def _bench(
         if not options.pictures:
             await turn_pictures_off(driver)
         since = len(driver.world.log)
+        before = set(driver.world.interactions)
         cpu_start = cpu_seconds(process.pid)
         load_start = os.getloadavg()
         bench_cpu = time.process_time()
@@ -892,7 +891,8 @@ async def _bench(
             with contextlib.suppress(asyncio.CancelledError):
                 await helper
         world = driver.world
-        interactions = [world.interactions[i] for i in bench.stats.interaction_ids]
+        # Every interaction of the run, a click cut short by its game's end included.
+        interactions = [i for key, i in world.interactions.items() if key not in before]
         log = driver.log(since)
         dm_channels = {c.id for c in world.channels.values() if c.type == DM}
         tokens = {i.token: i.channel_id for i in world.interactions.values()}
