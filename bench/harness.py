@@ -78,6 +78,8 @@ LAG_TICK = 0.1
 OVER_SETTLE = 3.0
 # A member whose view has not changed for this long tries its last view again.
 STUCK_SECONDS = 20.0
+# How long a deferred answer ("thinking") may take to be filled in.
+DEFERRED_WAIT = 60.0
 # Verbs whose click (or choice) is a move; `sel`, `swh` and `swf` only prepare one.
 MOVE_VERBS = ("ready", "play", "pickup", "flip", "stock", "swap", "choose", "stack")
 ACTION_VERBS = (*MOVE_VERBS, "sel", "swh", "swf")
@@ -112,6 +114,8 @@ REPORT_KEYS = (
     "interactions",
     "refused_clicks",
     "stale_clicks",
+    "stuck_retries",
+    "unfinished_tables",
     "wall_seconds",
     "calls",
     "calls_total",
@@ -382,7 +386,10 @@ class Stats:
     moves: Counter[str] = field(default_factory=Counter)
     refused: int = 0
     stale: int = 0
+    # Times a member, its last click having changed nothing for STUCK_SECONDS, tried again.
+    stuck: int = 0
     not_answered: list[JSON] = field(default_factory=list)
+    opened: dict[str, list[str]] = field(default_factory=dict)  # table id -> its members
     finished: set[str] = field(default_factory=set)
 
 
@@ -438,16 +445,31 @@ class Bench:
             self.stats.not_answered.append({"what": what, **result})
         return result
 
+    async def filled(self, message: JSON | None) -> JSON | None:
+        """Return an answer's message; after a deferral ("thinking"), once the bot filled it."""
+        if message is None or not message.get("loading"):
+            return message
+        message_id = message["id"]
+
+        def done() -> JSON | None:
+            now = self.board.message(message_id)
+            return now if now is None or not now["loading"] else None
+
+        with contextlib.suppress(TimeoutError):
+            filled: JSON | None = await self.driver.wait_until(done, timeout=DEFERRED_WAIT)
+            return filled
+        return self.board.message(message_id)
+
     async def open_table(self, channel: str, host: str, others: list[str]) -> str:
         """Create a table as the host, seat the others by its Join button, and start it."""
         options = {"preset": self.preset} if self.preset else {}
         command = f"{COMMAND} create"
         result = await self.timed(self.driver.command(host, channel, command, options), command)
-        lobby = result.get("response")
+        lobby = await self.filled(result.get("response"))
         if not any(verb_of(c) == "join" for c in components(lobby)) and options:
             # The server may not let hosts pick a preset: take its house rules.
             result = await self.timed(self.driver.command(host, channel, command), command)
-            lobby = result.get("response")
+            lobby = await self.filled(result.get("response"))
         join = next((c for c in components(lobby) if verb_of(c) == "join"), None)
         if lobby is None or join is None:
             raise RuntimeError(f"no table opened in #{channel}: {result}")
@@ -463,6 +485,23 @@ class Bench:
             raise RuntimeError(f"table {table_id} offers no Start button: {lobby}")
         await self.timed(self.driver.click(host, lobby["id"], start["custom_id"]), "start")
         return table_id
+
+    def unfinished(self, tables: int) -> JSON:
+        """Say where the games that did not end stood: who, if anyone, had a move offered."""
+        offered = waiting = 0
+        for table_id, names in self.stats.opened.items():
+            if table_id in self.stats.finished:
+                continue
+            views = (self.board.latest_dm(self.user_ids[name]) for name in names)
+            if any(actionable(view, table_id) for view in views):
+                offered += 1  # a member's DM offered a move: the bench's turn to click
+            else:
+                waiting += 1  # no member was offered anything: waiting for the bot
+        return {
+            "not_opened": tables - len(self.stats.opened),
+            "a_member_offered_a_move": offered,
+            "no_move_offered": waiting,
+        }
 
     def over(self, table_id: str, names: list[str]) -> bool | None:
         """Tell whether a started game is over: True, False, or None when it only seems so."""
@@ -480,6 +519,7 @@ class Bench:
         """Open a table after `delay` s; its members play until its message says it is over."""
         await self.pause(delay)
         table_id = await self.open_table(channel, names[0], names[1:])
+        self.stats.opened[table_id] = names
         for name in names:
             self.board.table_of[self.user_ids[name]] = table_id
         done = asyncio.Event()
@@ -529,6 +569,7 @@ class Bench:
             if view is None or not actionable(view, table_id) or view_key(view) in acted:
                 if acted and time.monotonic() - since > STUCK_SECONDS:
                     acted.clear()  # nothing came of the last click: look again
+                    self.stats.stuck += 1
                     since = time.monotonic()
                 await self.board.wait(("dm", user_id))
                 continue
@@ -803,6 +844,7 @@ class Measured:
     bench_cpu: float
     board_busy: float
     loadavg: tuple[tuple[float, float, float], tuple[float, float, float]]
+    unfinished: JSON
     table_errors: list[str]
     log_problems: list[str]
 
@@ -871,6 +913,7 @@ async def _bench(
             for i, (channel, names) in enumerate(seating)
         ]
         done, pending = await asyncio.wait(tasks, timeout=options.max_seconds)
+        unfinished = bench.unfinished(options.tables)
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
@@ -916,6 +959,7 @@ async def _bench(
         bench_cpu=bench_cpu,
         board_busy=bench.board.busy,
         loadavg=(load_start, load_end),
+        unfinished=unfinished,
         table_errors=table_errors,
         log_problems=log_problems(log_path),
     )
@@ -963,6 +1007,8 @@ def report(options: Options, stats: Stats, measured: Measured) -> JSON:
         "interactions": len(measured.interactions),
         "refused_clicks": stats.refused,
         "stale_clicks": stats.stale,
+        "stuck_retries": stats.stuck,
+        "unfinished_tables": measured.unfinished,
         "wall_seconds": round(measured.wall, 2),
         "play_seconds": round(measured.played, 2),
         "calls": dict(calls),
@@ -1021,7 +1067,7 @@ def describe(figures: JSON) -> list[str]:
         figures["driver"],
         figures["machine"],
     )
-    think = figures["think_seconds"]
+    think, left = figures["think_seconds"], figures["unfinished_tables"]
     lines = [
         f"bench: {figures['tables']} tables x {figures['humans']} humans, seed {figures['seed']}, "
         f"think {think[0]}-{think[1]} s, opened over {figures['burst_seconds']} s, "
@@ -1031,6 +1077,9 @@ def describe(figures: JSON) -> list[str]:
         f"the start, {machine['loadavg_1min_end']} at the end (above the cores: busy)",
         f"games finished {figures['games_finished']}/{figures['tables']}, human moves {moves} "
         f"({verbs}), {figures['interactions']} interactions, wall {figures['wall_seconds']} s",
+        f"games not finished: {left['not_opened']} never opened, "
+        f"{left['a_member_offered_a_move']} with a move offered to a member, "
+        f"{left['no_move_offered']} with no move offered to anyone (waiting for the bot)",
         f"answer time (interaction reaches the sandbox -> the bot's callback): "
         f"p50 {answer['p50']} ms, p95 {answer['p95']} ms, p99 {answer['p99']} ms, "
         f"max {answer['max']} ms",
@@ -1065,6 +1114,7 @@ def describe(figures: JSON) -> list[str]:
         f"failures: {failures['interactions_not_answered']} interactions not answered, "
         f"{failures['rest_errors']} REST errors {failures['rest_errors_by_call'] or ''}, "
         f"{len(failures['table_errors'])} table errors, "
+        f"{figures['stuck_retries']} clicks tried again after {STUCK_SECONDS:.0f} s of nothing, "
         f"{failures['bot_log_problems']} warnings/errors in the bot's log",
     ]
     return lines

@@ -23,6 +23,11 @@ def test_a_short_load_run_finishes_every_game_and_reports_json(
     assert set(REPORT_KEYS) <= set(figures)
     assert code == 0
     assert figures["games_finished"] == figures["tables"] == 2
+    assert figures["unfinished_tables"] == {
+        "not_opened": 0,
+        "a_member_offered_a_move": 0,
+        "no_move_offered": 0,
+    }
     assert figures["humans"] == 3
     assert figures["pictures"] is False
     assert figures["human_moves"] > 0
