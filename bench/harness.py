@@ -1050,7 +1050,8 @@ def report(options: Options, stats: Stats, measured: Measured) -> JSON:
             "not_answered": stats.not_answered[:10],
             "rest_errors": errors.total(),
             "rest_errors_by_call": dict(errors),
-            "table_errors": measured.table_errors,
+            "table_errors": len(measured.table_errors),
+            "table_errors_sample": [error[:300] for error in measured.table_errors[:5]],
             "bot_log_problems": len(measured.log_problems),
             "bot_log_sample": measured.log_problems[:5],
         },
@@ -1113,7 +1114,7 @@ def describe(figures: JSON) -> list[str]:
         ),
         f"failures: {failures['interactions_not_answered']} interactions not answered, "
         f"{failures['rest_errors']} REST errors {failures['rest_errors_by_call'] or ''}, "
-        f"{len(failures['table_errors'])} table errors, "
+        f"{failures['table_errors']} table errors, "
         f"{figures['stuck_retries']} clicks tried again after {STUCK_SECONDS:.0f} s of nothing, "
         f"{failures['bot_log_problems']} warnings/errors in the bot's log",
     ]

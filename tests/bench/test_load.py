@@ -48,7 +48,7 @@ def test_a_short_load_run_finishes_every_game_and_reports_json(
     assert driver["click_lag_ms"]["count"] >= figures["human_moves"]
     assert driver["loop_lag_ms"]["count"] > 0
     assert figures["machine"]["nproc"] == os.cpu_count()
-    assert figures["failures"]["rest_errors"] == 0
+    assert figures["failures"]["rest_errors"] == figures["failures"]["table_errors"] == 0
 
 
 async def test_expired_interactions_are_late_or_unanswered_and_named() -> None:
