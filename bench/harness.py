@@ -306,7 +306,8 @@ class Board:
             if channel is None or message.author_id != world.bot.id:
                 continue
             if channel.type == DM:
-                if channel.recipient_id is not None:
+                # A note only its member sees (a refusal, say) answers a view; it is none.
+                if channel.recipient_id is not None and not message.ephemeral:
                     dm[channel.recipient_id] = message
             elif message.visible_to is None:
                 for row in message.components:
@@ -413,6 +414,9 @@ class Bench:
         self.user_ids: dict[str, int] = {}
         # When each table's last move (past setup) was answered, until a member sees the next turn.
         self.last_move: dict[str, float] = {}
+        # Set when the play time is up: members and watchers stop (a cancellation alone can
+        # be lost in asyncio.wait_for on Python 3.11).
+        self.stopped = False
 
     async def progress(self, tables: int, started: float) -> None:
         """Say on stderr, every PROGRESS_SECONDS, how far the games are."""
@@ -525,9 +529,9 @@ class Bench:
         done = asyncio.Event()
 
         async def watch() -> None:
-            """Wait until the game is over, then stop the members."""
+            """Wait until the game is over (or the play time is up), then stop the members."""
             seems_over: float | None = None
-            while True:
+            while not self.stopped:
                 over = self.over(table_id, names)
                 if over is None:
                     seems_over = seems_over or time.monotonic()
@@ -535,9 +539,9 @@ class Bench:
                 else:
                     seems_over = None
                 if over:
+                    self.stats.finished.add(table_id)
                     break
                 await self.board.wait(("table", table_id))
-            self.stats.finished.add(table_id)
             done.set()
 
         members = [
@@ -559,7 +563,7 @@ class Bench:
         acted: set[tuple[str, tuple[str, ...]]] = set()
         seen: set[tuple[str, tuple[str, ...]]] = set()
         since = time.monotonic()
-        while not done.is_set():
+        while not done.is_set() and not self.stopped:
             view = self.board.latest_dm(user_id)
             if view is not None and actionable(view, table_id) and view_key(view) not in seen:
                 seen.add(view_key(view))
@@ -914,6 +918,7 @@ async def _bench(
         ]
         done, pending = await asyncio.wait(tasks, timeout=options.max_seconds)
         unfinished = bench.unfinished(options.tables)
+        bench.stopped = True
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
