@@ -470,8 +470,10 @@ class Bench:
         command = f"{COMMAND} create"
         result = await self.timed(self.driver.command(host, channel, command, options), command)
         lobby = await self.filled(result.get("response"))
-        if not any(verb_of(c) == "join" for c in components(lobby)) and options:
-            # The server may not let hosts pick a preset: take its house rules.
+        answered = result.get("status") == "answered"
+        if answered and options and not any(verb_of(c) == "join" for c in components(lobby)):
+            # The server may not let hosts pick a preset: take its house rules. (A create
+            # that expired is not tried again: the table is reported as never opened.)
             result = await self.timed(self.driver.command(host, channel, command), command)
             lobby = await self.filled(result.get("response"))
         join = next((c for c in components(lobby) if verb_of(c) == "join"), None)
