@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -449,6 +449,19 @@ class Bench:
             self.stats.not_answered.append({"what": what, **result})
         return result
 
+    async def until(self, condition: Callable[[], JSON | None], timeout: float) -> JSON | None:
+        """Return what `condition` gives once it gives something, looking every POLL s.
+
+        None after `timeout` or once the play time is up. (Not `Driver.wait_until`: on
+        Python 3.11 its asyncio.wait_for can lose the cancellation that ends it.)
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            value = condition()
+            if value is not None or self.stopped or time.monotonic() >= deadline:
+                return value
+            await asyncio.sleep(POLL)
+
     async def filled(self, message: JSON | None) -> JSON | None:
         """Return an answer's message; after a deferral ("thinking"), once the bot filled it."""
         if message is None or not message.get("loading"):
@@ -459,10 +472,7 @@ class Bench:
             now = self.board.message(message_id)
             return now if now is None or not now["loading"] else None
 
-        with contextlib.suppress(TimeoutError):
-            filled: JSON | None = await self.driver.wait_until(done, timeout=DEFERRED_WAIT)
-            return filled
-        return self.board.message(message_id)
+        return await self.until(done, DEFERRED_WAIT) or self.board.message(message_id)
 
     async def open_table(self, channel: str, host: str, others: list[str]) -> str:
         """Create a table as the host, seat the others by its Join button, and start it."""
@@ -636,10 +646,7 @@ class Bench:
             now = offered(self.board.message(message_id), table_id, "play")
             return now[0] if now else None
 
-        with contextlib.suppress(TimeoutError):
-            button: JSON | None = await self.driver.wait_until(ready, timeout=5)
-            return button
-        return None
+        return await self.until(ready, 5.0)
 
     async def click(
         self, table_id: str, name: str, message_id: str, button: JSON, verb: str
@@ -923,7 +930,8 @@ async def _bench(
         bench.stopped = True
         for task in pending:
             task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        if pending:
+            await asyncio.wait(pending, timeout=30)
         if pending:
             table_errors.append(f"{len(pending)} tables unfinished after {options.max_seconds} s")
         for task in done:
