@@ -192,6 +192,8 @@ class BotApi:
     ) -> JSON:
         """Answer an interaction for the first time (types 4 to 9); files come with 4 and 7."""
         interaction = self.interaction(interaction_id, token)
+        if interaction.answered_at is None:
+            interaction.answered_at = self.world.clock.now()
         try:
             return self._callback(interaction, body, files or [])
         except DiscordError as error:

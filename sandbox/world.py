@@ -185,6 +185,8 @@ class Interaction:
     message_id: int | None = None  # the message whose component was used
     acknowledged: bool = False
     original_message_id: int | None = None
+    # When the bot's first callback reached the sandbox (in time or too late), if it came.
+    answered_at: float | None = None
     first_answer: asyncio.Future[FirstAnswer] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -219,6 +221,8 @@ class World:
         self.messages: dict[int, Message] = {}
         self.commands: dict[int | None, list[Command]] = {}
         self.interactions: dict[int, Interaction] = {}
+        # The same by token: every interaction webhook call looks one up.
+        self._by_token: dict[str, Interaction] = {}
         self.log: list[LogEntry] = []
         # The bytes of every live attachment: id -> (content type, bytes).
         self.files: dict[str, tuple[str, bytes]] = {}
@@ -374,14 +378,12 @@ class World:
             message_id=message_id,
         )
         self.interactions[interaction.id] = interaction
+        self._by_token[interaction.token] = interaction
         return interaction
 
     def interaction_by_token(self, token: str) -> Interaction | None:
         """Find an interaction by its token."""
-        for interaction in self.interactions.values():
-            if interaction.token == token:
-                return interaction
-        return None
+        return self._by_token.get(token)
 
     def find_command(self, name: str, guild_id: int | None) -> Command | None:
         """Find a chat-input command by name: the guild's own first, then global."""

@@ -1,15 +1,18 @@
-"""Benchmark the bot: play seeded games through the sandbox and count what each move costs.
+"""What the play and load benches share: seeded members playing through the sandbox.
 
-    python -m bot.bench_play --tables 20 --humans 3 --seed 1 [--think 0.3 1.2]
+The sandbox and the members run in the bench's process (Discord's default rate limits),
+the bot in a child process of its own (default tuning, timers too long to fire), so the
+bot's CPU time and memory are read from the child alone (`/proc/<pid>/stat` and
+`/proc/<pid>/status`). Each table is opened in its own channel with `/shithead create`
+(the tables one after another over an opening burst), joined with the Join button and
+started by its host; then every member plays from their DM view, using only what its
+components offer, after a seeded think time. Answer times are the sandbox's: from the
+moment an interaction reaches it to the moment the bot's first callback does. The bench
+also times itself (how late clicks go out, how late its event loop wakes, its CPU), so a
+reader can tell whether the figures are about the bot or about the bench. Human-readable
+figures come first; the last line printed is one JSON object.
 
-The sandbox runs in this process (Discord's default rate limits) and the bot in a child
-process of its own (default tuning, timers too long to fire), so the bot's CPU time is
-read from the child alone (`/proc/<pid>/stat`). Each table is opened in its own channel
-with `/shithead create`, joined with the Join button and started by its host; then every
-member plays from their DM view, using only what its components offer, after a seeded
-think time. Human-readable figures come first; the last line printed is one JSON object.
-
-`python -m bot.bench_play --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE` is the
+`python -m bench.harness --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE` is the
 child: the bot (PACE `default`, or `quick` for tests), connected to a running sandbox
 until its stdin closes.
 """
@@ -33,16 +36,16 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.driver import ControlError, Driver
+from sandbox.driver import SUB_COMMAND, ControlError, Driver
 from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
 from sandbox.testing import TEST_GUILD_READY_TIMEOUT
-from sandbox.world import DM, Message
+from sandbox.world import DM, Interaction, Message
 
 JSON = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,16 +62,24 @@ QUICK_TUNING: dict[str, Any] = {
     "table_interval": 0.01,
 }
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
-# How often members look at their DMs when nothing seems to change.
+# How often the board looks at the world when nothing seems to change.
 POLL = 0.05
-# The least time between two looks at the world (each look scans every message once).
+# The least time between two looks at the world (each look scans every message once); a
+# look that took longer is followed by a pause as long, so scanning takes at most half the
+# bench's time.
 REFRESH_GAP = 0.005
+# How often a member or a table's watcher looks again when nothing it watches changed.
+WAKE_TIMEOUT = 1.0
 # How often the bench says how far it is (on stderr).
 PROGRESS_SECONDS = 30.0
+# How often the bench's own event loop is checked for lateness.
+LAG_TICK = 0.1
 # A game without a Rematch button is over once it has seemed over this long.
 OVER_SETTLE = 3.0
 # A member whose view has not changed for this long tries its last view again.
 STUCK_SECONDS = 20.0
+# How long a deferred answer ("thinking") may take to be filled in.
+DEFERRED_WAIT = 60.0
 # Verbs whose click (or choice) is a move; `sel`, `swh` and `swf` only prepare one.
 MOVE_VERBS = ("ready", "play", "pickup", "flip", "stock", "swap", "choose", "stack")
 ACTION_VERBS = (*MOVE_VERBS, "sel", "swh", "swf")
@@ -85,30 +96,43 @@ KINDS = (
 )
 # Interaction endpoints: exempt from Discord's global rate limit, not part of the budget.
 EXEMPT = ("callback", "interaction_webhook")
+# REST calls per move in three groups: the click's answer, edits through an interaction's
+# token, and everything else.
+GROUPS = {"callbacks": ("callback",), "token_edits": ("interaction_webhook",)}
 CHANNEL_PATH = re.compile(r"/channels/(\d+)/messages")
 REPORT_KEYS = (
     "tables",
     "humans",
     "seed",
     "quick",
+    "think_seconds",
+    "burst_seconds",
+    "pictures",
     "games_finished",
     "human_moves",
     "moves_by_verb",
     "interactions",
     "refused_clicks",
     "stale_clicks",
+    "stuck_retries",
+    "unfinished_tables",
     "wall_seconds",
     "calls",
     "calls_total",
     "calls_per_move",
     "budget_calls_per_move",
     "interaction_webhook_per_move",
+    "rest_per_move",
     "answer_ms",
+    "expired_interactions",
     "handoff_ms",
     "bot_cpu_seconds",
     "bot_cpu_ms_per_move",
     "cpu_source",
+    "bot_peak_rss_mb",
     "bench_process_cpu_seconds",
+    "driver",
+    "machine",
     "failures",
 )
 
@@ -162,6 +186,16 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def peak_rss_mb(pid: int) -> float | None:
+    """Read a process's peak resident memory (VmHWM) in MB, or None off Linux."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
+    return None if found is None else round(int(found[1]) / 1024, 1)
+
+
 @contextlib.asynccontextmanager
 async def bot_process(
     sandbox: Sandbox, database: Path, seed: int, log_path: Path, *, quick: bool = False
@@ -175,7 +209,7 @@ async def bot_process(
             sys.executable,
             *wrap,
             "-m",
-            "bot.bench_play",
+            "bench.harness",
             "--run-bot",
             sandbox.api_base,
             sandbox.gateway_url,
@@ -235,15 +269,31 @@ def view_key(message: JSON) -> tuple[str, tuple[str, ...]]:
     return message["id"], tuple(str(c.get("custom_id")) for c in components(message))
 
 
+Watched = tuple[str, int | str]  # ("dm", user id) or ("table", table id)
+
+
+def version(message: Message) -> tuple[int, str | None, int, int]:
+    """Tell one state of a message from another (an edit stamps it and replaces its lists)."""
+    return message.id, message.edited_timestamp, id(message.components), message.flags
+
+
 class Board:
-    """What members see, recomputed from the sandbox once per change for every member."""
+    """What members see, recomputed from the sandbox once per change; wakes whom it concerns.
+
+    A member wakes when their latest DM changes, a table's watcher when its table message
+    or one of its members' DMs does, so the bench's work grows with the changes, not with
+    members times changes.
+    """
 
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
         self.world = driver.world
         self.dm: dict[int, Message] = {}  # user id -> the bot's latest DM to them
         self.tables: dict[str, Message] = {}  # table id -> its latest public table message
-        self._event = asyncio.Event()
+        self.table_of: dict[int, str] = {}  # user id -> the table they play at
+        self.busy = 0.0  # seconds spent scanning the world
+        self._versions: dict[Watched, tuple[int, str | None, int, int]] = {}
+        self._waiting: dict[Watched, asyncio.Event] = {}
 
     def refresh(self) -> None:
         """Scan every message once: latest DM per member, latest message per table."""
@@ -256,7 +306,8 @@ class Board:
             if channel is None or message.author_id != world.bot.id:
                 continue
             if channel.type == DM:
-                if channel.recipient_id is not None:
+                # A note only its member sees (a refusal, say) answers a view; it is none.
+                if channel.recipient_id is not None and not message.ephemeral:
                     dm[channel.recipient_id] = message
             elif message.visible_to is None:
                 for row in message.components:
@@ -265,22 +316,40 @@ class Board:
                         if len(parts) >= 4 and parts[0] == "sh":
                             tables[parts[1]] = message
         self.dm, self.tables = dm, tables
-        self._event.set()
-        self._event = asyncio.Event()
+        versions: dict[Watched, tuple[int, str | None, int, int]] = {
+            ("dm", user_id): version(message) for user_id, message in dm.items()
+        }
+        versions.update({("table", t): version(message) for t, message in tables.items()})
+        for key in versions.keys() | self._versions.keys():
+            if versions.get(key) != self._versions.get(key):
+                self._wake(key)
+                if key[0] == "dm" and (table := self.table_of.get(int(key[1]))) is not None:
+                    self._wake(("table", table))
+        self._versions = versions
+
+    def _wake(self, key: Watched) -> None:
+        """Wake whoever waits for a change of `key`."""
+        event = self._waiting.pop(key, None)
+        if event is not None:
+            event.set()
 
     async def run(self) -> None:
         """Refresh on every change to the world (at most every REFRESH_GAP) until cancelled."""
         while True:
             changed = self.world.changed
+            began = time.perf_counter()
             self.refresh()
+            took = time.perf_counter() - began
+            self.busy += took
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), POLL)
-            await asyncio.sleep(REFRESH_GAP)
+            await asyncio.sleep(max(REFRESH_GAP, took))
 
-    async def wait(self, timeout: float = POLL * 4) -> None:
-        """Wait for the next refresh (or the timeout)."""
+    async def wait(self, key: Watched, timeout: float = WAKE_TIMEOUT) -> None:
+        """Wait until what `key` names changes (or the timeout)."""
+        event = self._waiting.setdefault(key, asyncio.Event())
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._event.wait(), timeout)
+            await asyncio.wait_for(event.wait(), timeout)
 
     def latest_dm(self, user_id: int) -> JSON | None:
         """Return the bot's latest DM to a member, as the control API shows it."""
@@ -310,12 +379,18 @@ class Board:
 class Stats:
     """Everything the members measured while playing."""
 
-    answer_ms: list[float] = field(default_factory=list)
     handoff_ms: list[float] = field(default_factory=list)
+    # How late the bench's clicks (and table openings) went out against their schedule,
+    # and how late its event loop woke: the bench's own lag, not the bot's.
+    click_lag_ms: list[float] = field(default_factory=list)
+    loop_lag_ms: list[float] = field(default_factory=list)
     moves: Counter[str] = field(default_factory=Counter)
     refused: int = 0
     stale: int = 0
+    # Times a member, its last click having changed nothing for STUCK_SECONDS, tried again.
+    stuck: int = 0
     not_answered: list[JSON] = field(default_factory=list)
+    opened: dict[str, list[str]] = field(default_factory=dict)  # table id -> its members
     finished: set[str] = field(default_factory=set)
 
 
@@ -339,6 +414,9 @@ class Bench:
         self.user_ids: dict[str, int] = {}
         # When each table's last move (past setup) was answered, until a member sees the next turn.
         self.last_move: dict[str, float] = {}
+        # Set when the play time is up: members and watchers stop (a cancellation alone can
+        # be lost in asyncio.wait_for on Python 3.11).
+        self.stopped = False
 
     async def progress(self, tables: int, started: float) -> None:
         """Say on stderr, every PROGRESS_SECONDS, how far the games are."""
@@ -351,25 +429,63 @@ class Bench:
                 flush=True,
             )
 
+    async def watch_loop(self) -> None:
+        """Record how late this process's event loop wakes, every LAG_TICK, until cancelled."""
+        while True:
+            planned = time.perf_counter() + LAG_TICK
+            await asyncio.sleep(LAG_TICK)
+            self.stats.loop_lag_ms.append((time.perf_counter() - planned) * 1000)
+
+    async def pause(self, seconds: float) -> None:
+        """Sleep, and record how much later than planned the bench went on."""
+        planned = time.perf_counter() + seconds
+        await asyncio.sleep(seconds)
+        self.stats.click_lag_ms.append((time.perf_counter() - planned) * 1000)
+
     async def timed(self, call: Awaitable[JSON], what: str) -> JSON:
-        """Send one interaction and record how long the bot took to answer it."""
-        started = time.perf_counter()
+        """Send one interaction (the sandbox times its answer); note it if it went unanswered."""
         result = await call
-        self.stats.answer_ms.append((time.perf_counter() - started) * 1000)
         if result.get("status") != "answered":
             self.stats.not_answered.append({"what": what, **result})
         return result
+
+    async def until(self, condition: Callable[[], JSON | None], timeout: float) -> JSON | None:
+        """Return what `condition` gives once it gives something, looking every POLL s.
+
+        None after `timeout` or once the play time is up. (Not `Driver.wait_until`: on
+        Python 3.11 its asyncio.wait_for can lose the cancellation that ends it.)
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            value = condition()
+            if value is not None or self.stopped or time.monotonic() >= deadline:
+                return value
+            await asyncio.sleep(POLL)
+
+    async def filled(self, message: JSON | None) -> JSON | None:
+        """Return an answer's message; after a deferral ("thinking"), once the bot filled it."""
+        if message is None or not message.get("loading"):
+            return message
+        message_id = message["id"]
+
+        def done() -> JSON | None:
+            now = self.board.message(message_id)
+            return now if now is None or not now["loading"] else None
+
+        return await self.until(done, DEFERRED_WAIT) or self.board.message(message_id)
 
     async def open_table(self, channel: str, host: str, others: list[str]) -> str:
         """Create a table as the host, seat the others by its Join button, and start it."""
         options = {"preset": self.preset} if self.preset else {}
         command = f"{COMMAND} create"
         result = await self.timed(self.driver.command(host, channel, command, options), command)
-        lobby = result.get("response")
-        if not any(verb_of(c) == "join" for c in components(lobby)) and options:
-            # The server may not let hosts pick a preset: take its house rules.
+        lobby = await self.filled(result.get("response"))
+        answered = result.get("status") == "answered"
+        if answered and options and not any(verb_of(c) == "join" for c in components(lobby)):
+            # The server may not let hosts pick a preset: take its house rules. (A create
+            # that expired is not tried again: the table is reported as never opened.)
             result = await self.timed(self.driver.command(host, channel, command), command)
-            lobby = result.get("response")
+            lobby = await self.filled(result.get("response"))
         join = next((c for c in components(lobby) if verb_of(c) == "join"), None)
         if lobby is None or join is None:
             raise RuntimeError(f"no table opened in #{channel}: {result}")
@@ -386,6 +502,23 @@ class Bench:
         await self.timed(self.driver.click(host, lobby["id"], start["custom_id"]), "start")
         return table_id
 
+    def unfinished(self, tables: int) -> JSON:
+        """Say where the games that did not end stood: who, if anyone, had a move offered."""
+        offered = waiting = 0
+        for table_id, names in self.stats.opened.items():
+            if table_id in self.stats.finished:
+                continue
+            views = (self.board.latest_dm(self.user_ids[name]) for name in names)
+            if any(actionable(view, table_id) for view in views):
+                offered += 1  # a member's DM offered a move: the bench's turn to click
+            else:
+                waiting += 1  # no member was offered anything: waiting for the bot
+        return {
+            "not_opened": tables - len(self.stats.opened),
+            "a_member_offered_a_move": offered,
+            "no_move_offered": waiting,
+        }
+
     def over(self, table_id: str, names: list[str]) -> bool | None:
         """Tell whether a started game is over: True, False, or None when it only seems so."""
         # Over: the table message offers Rematch. Seems so: it offers neither My hand nor
@@ -398,15 +531,19 @@ class Bench:
         views = (self.board.latest_dm(self.user_ids[name]) for name in names)
         return None if not any(actionable(v, table_id) for v in views) else False
 
-    async def play_table(self, index: int, channel: str, names: list[str]) -> None:
-        """Open a table and let its members play until the table message says it is over."""
+    async def play_table(self, index: int, channel: str, names: list[str], delay: float) -> None:
+        """Open a table after `delay` s; its members play until its message says it is over."""
+        await self.pause(delay)
         table_id = await self.open_table(channel, names[0], names[1:])
+        self.stats.opened[table_id] = names
+        for name in names:
+            self.board.table_of[self.user_ids[name]] = table_id
         done = asyncio.Event()
 
         async def watch() -> None:
-            """Wait until the game is over, then stop the members."""
+            """Wait until the game is over (or the play time is up), then stop the members."""
             seems_over: float | None = None
-            while True:
+            while not self.stopped:
                 over = self.over(table_id, names)
                 if over is None:
                     seems_over = seems_over or time.monotonic()
@@ -414,9 +551,9 @@ class Bench:
                 else:
                     seems_over = None
                 if over:
+                    self.stats.finished.add(table_id)
                     break
-                await self.board.wait()
-            self.stats.finished.add(table_id)
+                await self.board.wait(("table", table_id))
             done.set()
 
         members = [
@@ -438,7 +575,7 @@ class Bench:
         acted: set[tuple[str, tuple[str, ...]]] = set()
         seen: set[tuple[str, tuple[str, ...]]] = set()
         since = time.monotonic()
-        while not done.is_set():
+        while not done.is_set() and not self.stopped:
             view = self.board.latest_dm(user_id)
             if view is not None and actionable(view, table_id) and view_key(view) not in seen:
                 seen.add(view_key(view))
@@ -448,10 +585,11 @@ class Bench:
             if view is None or not actionable(view, table_id) or view_key(view) in acted:
                 if acted and time.monotonic() - since > STUCK_SECONDS:
                     acted.clear()  # nothing came of the last click: look again
+                    self.stats.stuck += 1
                     since = time.monotonic()
-                await self.board.wait()
+                await self.board.wait(("dm", user_id))
                 continue
-            await asyncio.sleep(rng.uniform(*self.think))
+            await self.pause(rng.uniform(*self.think))
             view = self.board.latest_dm(user_id)
             if view is None or not actionable(view, table_id):
                 continue
@@ -508,10 +646,7 @@ class Bench:
             now = offered(self.board.message(message_id), table_id, "play")
             return now[0] if now else None
 
-        with contextlib.suppress(TimeoutError):
-            button: JSON | None = await self.driver.wait_until(ready, timeout=5)
-            return button
-        return None
+        return await self.until(ready, 5.0)
 
     async def click(
         self, table_id: str, name: str, message_id: str, button: JSON, verb: str
@@ -614,6 +749,51 @@ def rounded(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits)
 
 
+def spread(values: list[float], *, quantiles: tuple[float, ...] = (0.5, 0.95, 0.99)) -> JSON:
+    """Summarise some milliseconds: percentiles, max, mean and count."""
+    figures: JSON = {f"p{round(q * 100)}": rounded(percentile(values, q)) for q in quantiles}
+    figures["max"] = rounded(max(values, default=None))
+    figures["mean"] = rounded(statistics.fmean(values) if values else None)
+    figures["count"] = len(values)
+    return figures
+
+
+def what(interaction: Interaction) -> str:
+    """Name an interaction for the report: `/shithead create`, or a component's verb."""
+    data = interaction.data
+    if "custom_id" in data:
+        return verb_of(data) or "component"
+    options = data.get("options") or []
+    sub = options[0]["name"] if options and options[0].get("type") == SUB_COMMAND else None
+    return f"/{data.get('name')}" + (f" {sub}" if sub else "")
+
+
+def answers(interactions: list[Interaction], deadline: float) -> tuple[list[float], JSON]:
+    """Time each interaction's first answer in ms; count those that expired, by what they were.
+
+    An interaction expired when the bot's first callback came after Discord's deadline (the
+    sandbox refused it with 10062) or never came.
+    """
+    times: list[float] = []
+    late: Counter[str] = Counter()
+    missing: Counter[str] = Counter()
+    for interaction in interactions:
+        if interaction.answered_at is None:
+            missing[what(interaction)] += 1
+            continue
+        seconds = interaction.answered_at - interaction.created_at
+        times.append(seconds * 1000)
+        if seconds > deadline:
+            late[what(interaction)] += 1
+    expired = {
+        "total": late.total() + missing.total(),
+        "late_callback": late.total(),
+        "no_callback": missing.total(),
+        "by_what": dict((late + missing).most_common()),
+    }
+    return times, expired
+
+
 async def quiet(driver: Driver, seconds: float, limit: float) -> None:
     """Wait until the bot has made no REST call for `seconds` (at most `limit` seconds)."""
     deadline = time.monotonic() + limit
@@ -635,15 +815,24 @@ def log_problems(path: Path) -> list[str]:
 
 # ---------------------------------------------------------------------- running it
 
+# The bench kept up with its schedule when its event loop woke at most this late (p99) and
+# it used at most this share of one core; otherwise its own lag is in the figures.
+KEPT_UP_LOOP_LAG_MS = 100.0
+KEPT_UP_CPU_SHARE = 0.8
+
 
 @dataclass(frozen=True)
 class Options:
-    """What to benchmark: how many tables and members, the seed, the members' pace."""
+    """What to benchmark: tables and members, the seed, the members' pace, the opening burst."""
 
     tables: int = 20
     humans: int = 3
     seed: int = 1
     think: tuple[float, float] = (0.3, 1.2)
+    # The tables are opened one after another, evenly over this many seconds.
+    burst: float = 0.0
+    # The bot's `pictures` house rule (on by default); off is set with /houserules first.
+    pictures: bool = True
     max_seconds: float = 1800.0
     preset: str | None = "classic"
     quiet_seconds: float = 6.0
@@ -651,24 +840,55 @@ class Options:
     quick: bool = False
 
 
+@dataclass(frozen=True)
+class Measured:
+    """What the bench measured around the games, besides the members' own statistics."""
+
+    log: list[JSON]
+    dm_channels: set[int]
+    tokens: dict[str, int]
+    interactions: list[Interaction]
+    deadline: float
+    played: float
+    wall: float
+    bot_cpu: float
+    cpu_source: str
+    bot_rss_mb: float | None
+    bench_cpu: float
+    board_busy: float
+    loadavg: tuple[tuple[float, float, float], tuple[float, float, float]]
+    unfinished: JSON
+    table_errors: list[str]
+    log_problems: list[str]
+
+
 async def run_bench(options: Options) -> JSON:
     """Play the tables through a sandbox against the bot in a child process; return the figures."""
-    bench_cpu = time.process_time()
-    with tempfile.TemporaryDirectory(prefix="bench-play-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         log_path = options.bot_log or Path(tmp) / "bot.log"
         # Discord's default rate limits, unless quick.
         limits = QUICK_RATE_LIMITS if options.quick else DEFAULT_RATE_LIMITS
         sandbox = Sandbox(host="127.0.0.1", port=0, rate_limits=limits)
         await sandbox.start()
         try:
-            return await _bench(sandbox, options, Path(tmp), log_path, bench_cpu)
+            bench, measured = await _bench(sandbox, options, Path(tmp), log_path)
         finally:
             await sandbox.stop()
+    return report(options, bench.stats, measured)
+
+
+async def turn_pictures_off(driver: Driver) -> None:
+    """Have a moderator turn the server's pictures house rule off."""
+    await driver.create_user("bench-moderator", moderator=True)
+    option = {"option": "pictures", "value": "false"}
+    result = await driver.command("bench-moderator", "general", "houserules set", option)
+    if result.get("status") != "answered":
+        raise RuntimeError(f"the bot did not turn pictures off: {result}")
 
 
 async def _bench(
-    sandbox: Sandbox, options: Options, tmp: Path, log_path: Path, bench_cpu: float
-) -> JSON:
+    sandbox: Sandbox, options: Options, tmp: Path, log_path: Path
+) -> tuple[Bench, Measured]:
     """Create the members and channels, start the bot, play every table, measure."""
     driver = sandbox.driver
     bench = Bench(sandbox, seed=options.seed, think=options.think, preset=options.preset)
@@ -690,19 +910,28 @@ async def _bench(
         except TimeoutError:
             tail = log_path.read_text(errors="replace")[-4000:]
             raise RuntimeError(f"the bot did not connect to the sandbox:\n{tail}") from None
+        if not options.pictures:
+            await turn_pictures_off(driver)
         since = len(driver.world.log)
+        before = set(driver.world.interactions)
         cpu_start = cpu_seconds(process.pid)
-        board = asyncio.create_task(bench.board.run())
+        load_start = os.getloadavg()
+        bench_cpu = time.process_time()
+        helpers = [asyncio.create_task(bench.board.run()), asyncio.create_task(bench.watch_loop())]
         started = time.perf_counter()
-        progress = asyncio.create_task(bench.progress(options.tables, started))
+        helpers.append(asyncio.create_task(bench.progress(options.tables, started)))
+        gap = options.burst / options.tables
         tasks = [
-            asyncio.create_task(bench.play_table(i, channel, names))
+            asyncio.create_task(bench.play_table(i, channel, names, i * gap))
             for i, (channel, names) in enumerate(seating)
         ]
         done, pending = await asyncio.wait(tasks, timeout=options.max_seconds)
+        unfinished = bench.unfinished(options.tables)
+        bench.stopped = True
         for task in pending:
             task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        if pending:
+            await asyncio.wait(pending, timeout=30)
         if pending:
             table_errors.append(f"{len(pending)} tables unfinished after {options.max_seconds} s")
         for task in done:
@@ -712,30 +941,40 @@ async def _bench(
         await quiet(driver, options.quiet_seconds, limit=60.0)
         wall = time.perf_counter() - started
         cpu_end = cpu_seconds(process.pid)
-        for helper in (board, progress):
+        bot_rss = peak_rss_mb(process.pid)
+        bench_cpu = time.process_time() - bench_cpu
+        load_end = os.getloadavg()
+        for helper in helpers:
             helper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await helper
+        world = driver.world
+        # Every interaction of the run, a click cut short by its game's end included.
+        interactions = [i for key, i in world.interactions.items() if key not in before]
         log = driver.log(since)
-        dm_channels = {c.id for c in driver.world.channels.values() if c.type == DM}
-        tokens = {i.token: i.channel_id for i in driver.world.interactions.values()}
+        dm_channels = {c.id for c in world.channels.values() if c.type == DM}
+        tokens = {i.token: i.channel_id for i in world.interactions.values()}
     if cpu_start is not None and cpu_end is not None:
         bot_cpu = cpu_end - cpu_start
         source = f"/proc/{process.pid}/stat utime+stime of the bot's own process, ready to end"
     else:
         bot_cpu = _children_cpu() - children_before
         source = "getrusage(RUSAGE_CHILDREN) of the bot's process, whole life (start-up too)"
-    return report(
-        options,
-        bench.stats,
-        log,
-        dm_channels,
+    return bench, Measured(
+        log=log,
+        dm_channels=dm_channels,
         tokens=tokens,
+        interactions=interactions,
+        deadline=world.interaction_deadline,
         played=played,
         wall=wall,
         bot_cpu=bot_cpu,
         cpu_source=source,
-        bench_cpu=time.process_time() - bench_cpu,
+        bot_rss_mb=bot_rss,
+        bench_cpu=bench_cpu,
+        board_busy=bench.board.busy,
+        loadavg=(load_start, load_end),
+        unfinished=unfinished,
         table_errors=table_errors,
         log_problems=log_problems(log_path),
     )
@@ -749,49 +988,46 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def report(
-    options: Options,
-    stats: Stats,
-    log: list[JSON],
-    dm_channels: set[int],
-    *,
-    tokens: dict[str, int] | None = None,
-    played: float,
-    wall: float,
-    bot_cpu: float,
-    cpu_source: str,
-    bench_cpu: float,
-    table_errors: list[str],
-    log_problems: list[str],
-) -> JSON:
+def report(options: Options, stats: Stats, measured: Measured) -> JSON:
     """Turn the measurements into the report's JSON object."""
     calls = Counter({kind: 0 for kind in KINDS})
     errors: Counter[str] = Counter()
     webhooks: Counter[str] = Counter()
-    for entry in log:
-        kind = classify(entry, dm_channels)
+    for entry in measured.log:
+        kind = classify(entry, measured.dm_channels)
         calls[kind] += 1
         if kind == "interaction_webhook":
-            webhooks[webhook_target(entry, dm_channels, tokens or {})] += 1
+            webhooks[webhook_target(entry, measured.dm_channels, measured.tokens)] += 1
         if entry["status"] >= 400:
             errors[f"{entry['method']} {entry['route']} {entry['status']} {entry['code']}"] += 1
     moves = sum(stats.moves.values())
     budget = sum(n for kind, n in calls.items() if kind not in EXEMPT)
+    grouped = {group: sum(calls[k] for k in kinds) for group, kinds in GROUPS.items()}
+    grouped["other_rest"] = calls.total() - sum(grouped.values())
+    answer_ms, expired = answers(measured.interactions, measured.deadline)
+    cpu_share = measured.bench_cpu / measured.wall if measured.wall else 0.0
+    loop_lag = spread(stats.loop_lag_ms)
+    kept_up = (loop_lag["p99"] or 0.0) <= KEPT_UP_LOOP_LAG_MS and cpu_share <= KEPT_UP_CPU_SHARE
     return {
         "tables": options.tables,
         "humans": options.humans,
         "seed": options.seed,
         "quick": options.quick,
+        "think_seconds": list(options.think),
+        "burst_seconds": options.burst,
+        "pictures": options.pictures,
         "games_finished": len(stats.finished),
         "human_moves": moves,
         "moves_by_verb": dict(sorted(stats.moves.items())),
-        "interactions": len(stats.answer_ms),
+        "interactions": len(measured.interactions),
         "refused_clicks": stats.refused,
         "stale_clicks": stats.stale,
-        "wall_seconds": round(wall, 2),
-        "play_seconds": round(played, 2),
+        "stuck_retries": stats.stuck,
+        "unfinished_tables": measured.unfinished,
+        "wall_seconds": round(measured.wall, 2),
+        "play_seconds": round(measured.played, 2),
         "calls": dict(calls),
-        "calls_total": sum(calls.values()),
+        "calls_total": calls.total(),
         "calls_per_move": {kind: per_move(n, moves) for kind, n in calls.items()},
         "budget_calls_per_move": per_move(budget, moves),
         # Where the interaction-webhook calls write: a DM or a guild channel (by the token's
@@ -799,47 +1035,75 @@ def report(
         "interaction_webhook_per_move": {
             where: per_move(webhooks[where], moves) for where in ("dm", "channel", "unknown")
         },
-        "answer_ms": {
-            "p50": rounded(percentile(stats.answer_ms, 0.5)),
-            "p99": rounded(percentile(stats.answer_ms, 0.99)),
-            "max": rounded(max(stats.answer_ms, default=None)),
-            "mean": rounded(statistics.fmean(stats.answer_ms) if stats.answer_ms else None),
-        },
+        "rest_per_move": {group: per_move(n, moves) for group, n in grouped.items()},
+        # From the moment an interaction reached the sandbox to its first callback.
+        "answer_ms": spread(answer_ms),
+        "expired_interactions": expired,
         # From a move's answer until a member of its table sees an actionable view: how long
         # the bot (settling, pacing, writing) keeps the next player waiting.
-        "handoff_ms": {
-            "p50": rounded(percentile(stats.handoff_ms, 0.5)),
-            "p99": rounded(percentile(stats.handoff_ms, 0.99)),
-            "mean": rounded(statistics.fmean(stats.handoff_ms) if stats.handoff_ms else None),
-            "count": len(stats.handoff_ms),
+        "handoff_ms": spread(stats.handoff_ms, quantiles=(0.5, 0.99)),
+        "bot_cpu_seconds": round(measured.bot_cpu, 3),
+        "bot_cpu_ms_per_move": per_move(measured.bot_cpu * 1000, moves),
+        "cpu_source": measured.cpu_source,
+        "bot_peak_rss_mb": measured.bot_rss_mb,
+        "bench_process_cpu_seconds": round(measured.bench_cpu, 3),
+        # The bench's own process (sandbox and members): whether it kept to its schedule.
+        "driver": {
+            "cpu_share_of_a_core": round(cpu_share, 3),
+            "board_scan_seconds": round(measured.board_busy, 2),
+            "click_lag_ms": spread(stats.click_lag_ms),
+            "loop_lag_ms": loop_lag,
+            "kept_up": kept_up,
         },
-        "bot_cpu_seconds": round(bot_cpu, 3),
-        "bot_cpu_ms_per_move": per_move(bot_cpu * 1000, moves),
-        "cpu_source": cpu_source,
-        "bench_process_cpu_seconds": round(bench_cpu, 3),
+        "machine": {
+            "nproc": os.cpu_count(),
+            "loadavg_1min_start": round(measured.loadavg[0][0], 2),
+            "loadavg_1min_end": round(measured.loadavg[1][0], 2),
+        },
         "failures": {
             "interactions_not_answered": len(stats.not_answered),
             "not_answered": stats.not_answered[:10],
-            "rest_errors": sum(errors.values()),
+            "rest_errors": errors.total(),
             "rest_errors_by_call": dict(errors),
-            "table_errors": table_errors,
-            "bot_log_problems": len(log_problems),
-            "bot_log_sample": log_problems[:5],
+            "table_errors": len(measured.table_errors),
+            "table_errors_sample": [error[:300] for error in measured.table_errors[:5]],
+            "bot_log_problems": len(measured.log_problems),
+            "bot_log_sample": measured.log_problems[:5],
         },
     }
 
 
-def describe(figures: JSON, options: Options) -> list[str]:
+def describe(figures: JSON) -> list[str]:
     """Write the figures for people, one line each."""
     moves = figures["human_moves"]
     verbs = ", ".join(f"{verb} {n}" for verb, n in figures["moves_by_verb"].items())
     answer, handoff, failures = figures["answer_ms"], figures["handoff_ms"], figures["failures"]
+    expired, driver, machine = (
+        figures["expired_interactions"],
+        figures["driver"],
+        figures["machine"],
+    )
+    think, left = figures["think_seconds"], figures["unfinished_tables"]
     lines = [
-        f"bench: {options.tables} tables x {options.humans} humans, seed {options.seed}, "
-        f"think {options.think[0]}-{options.think[1]} s"
-        + (" (quick pacing: figures not comparable)" if options.quick else ""),
-        f"games finished {figures['games_finished']}/{options.tables}, human moves {moves} "
+        f"bench: {figures['tables']} tables x {figures['humans']} humans, seed {figures['seed']}, "
+        f"think {think[0]}-{think[1]} s, opened over {figures['burst_seconds']} s, "
+        f"pictures {'on' if figures['pictures'] else 'off'}"
+        + (" (quick pacing: figures not comparable)" if figures["quick"] else ""),
+        f"machine: {machine['nproc']} cores, load average {machine['loadavg_1min_start']} at "
+        f"the start, {machine['loadavg_1min_end']} at the end (above the cores: busy)",
+        f"games finished {figures['games_finished']}/{figures['tables']}, human moves {moves} "
         f"({verbs}), {figures['interactions']} interactions, wall {figures['wall_seconds']} s",
+        f"games not finished: {left['not_opened']} never opened, "
+        f"{left['a_member_offered_a_move']} with a move offered to a member, "
+        f"{left['no_move_offered']} with no move offered to anyone (waiting for the bot)",
+        f"answer time (interaction reaches the sandbox -> the bot's callback): "
+        f"p50 {answer['p50']} ms, p95 {answer['p95']} ms, p99 {answer['p99']} ms, "
+        f"max {answer['max']} ms",
+        f"expired interactions (no callback within the deadline): {expired['total']} "
+        f"({expired['late_callback']} late callbacks refused with 10062, "
+        f"{expired['no_callback']} never answered) {expired['by_what'] or ''}",
+        "REST calls per human move: "
+        + ", ".join(f"{group} {n}" for group, n in figures["rest_per_move"].items()),
         f"REST calls by the bot: {figures['calls_total']}, per human move:",
     ]
     for kind, n in figures["calls"].items():
@@ -849,43 +1113,65 @@ def describe(figures: JSON, options: Options) -> list[str]:
         f"  (interaction webhooks per move: to DMs {hooks['dm']}, to channels {hooks['channel']})",
         f"budget calls per move (all but callbacks and interaction webhooks): "
         f"{figures['budget_calls_per_move']}",
-        f"answer time: p50 {answer['p50']} ms, p99 {answer['p99']} ms, max {answer['max']} ms",
         f"next turn shown after a move: p50 {handoff['p50']} ms, p99 {handoff['p99']} ms",
         f"bot CPU: {figures['bot_cpu_ms_per_move']} ms per human move "
         f"({figures['bot_cpu_seconds']} s; {figures['cpu_source']})",
+        f"bot peak RSS (VmHWM): {figures['bot_peak_rss_mb']} MB",
+        f"bench process (sandbox + members): {figures['bench_process_cpu_seconds']} s CPU, "
+        f"{driver['cpu_share_of_a_core']:.0%} of one core, {driver['board_scan_seconds']} s "
+        f"scanning the world; clicks late by p50 {driver['click_lag_ms']['p50']} ms, "
+        f"p99 {driver['click_lag_ms']['p99']} ms; event loop late by p99 "
+        f"{driver['loop_lag_ms']['p99']} ms, max {driver['loop_lag_ms']['max']} ms: "
+        + (
+            "the bench kept up"
+            if driver["kept_up"]
+            else "the bench lagged, so its lag is in the figures (not only the bot's)"
+        ),
         f"failures: {failures['interactions_not_answered']} interactions not answered, "
         f"{failures['rest_errors']} REST errors {failures['rest_errors_by_call'] or ''}, "
-        f"{len(failures['table_errors'])} table errors, "
+        f"{failures['table_errors']} table errors, "
+        f"{figures['stuck_retries']} clicks tried again after {STUCK_SECONDS:.0f} s of nothing, "
         f"{failures['bot_log_problems']} warnings/errors in the bot's log",
     ]
     return lines
 
 
-def parse_options(argv: list[str]) -> Options:
-    """Read the command line."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bot.bench_play",
-        description="Play seeded games through the sandbox and measure the bot per human move.",
-    )
-    parser.add_argument("--tables", type=int, default=20, help="tables played at once")
-    parser.add_argument("--humans", type=int, default=3, help="human members per table")
-    parser.add_argument("--seed", type=int, default=1, help="seeds deals, moves and think times")
+def parse_options(argv: list[str], *, prog: str, description: str, defaults: Options) -> Options:
+    """Read the command line of a bench whose defaults are `defaults`."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--tables", type=int, default=defaults.tables, help="tables played")
+    parser.add_argument("--humans", type=int, default=defaults.humans, help="members per table")
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="seeds deals and moves")
     parser.add_argument(
         "--think",
         type=float,
         nargs=2,
         metavar=("MIN", "MAX"),
-        default=(0.3, 1.2),
-        help="seconds a member thinks before each click (uniform)",
+        default=defaults.think,
+        help="seconds a member waits before each click (uniform)",
     )
-    parser.add_argument("--max-seconds", type=float, default=1800.0, help="stop playing after")
     parser.add_argument(
-        "--preset", default="classic", help="house-rule preset to ask for ('' for none)"
+        "--burst",
+        type=float,
+        default=defaults.burst,
+        help="open the tables one after another, evenly over this many seconds",
+    )
+    parser.add_argument(
+        "--pictures",
+        choices=("on", "off"),
+        default="on" if defaults.pictures else "off",
+        help="the bot's pictures house rule",
+    )
+    parser.add_argument(
+        "--max-seconds", type=float, default=defaults.max_seconds, help="stop playing after"
+    )
+    parser.add_argument(
+        "--preset", default=defaults.preset or "", help="house-rule preset to ask for ('' for none)"
     )
     parser.add_argument(
         "--quiet",
         type=float,
-        default=6.0,
+        default=defaults.quiet_seconds,
         help="after the games, wait until the bot has been silent this long",
     )
     parser.add_argument("--bot-log", type=Path, default=None, help="keep the bot's log here")
@@ -897,11 +1183,15 @@ def parse_options(argv: list[str]) -> Options:
     args = parser.parse_args(argv)
     if args.tables < 1 or args.humans < 1 or not 0 <= args.think[0] <= args.think[1]:
         parser.error("need --tables >= 1, --humans >= 1 and 0 <= MIN <= MAX")
+    if args.burst < 0:
+        parser.error("need --burst >= 0")
     return Options(
         tables=args.tables,
         humans=args.humans,
         seed=args.seed,
         think=(args.think[0], args.think[1]),
+        burst=args.burst,
+        pictures=args.pictures == "on",
         max_seconds=args.max_seconds,
         preset=args.preset or None,
         quiet_seconds=args.quiet,
@@ -910,19 +1200,18 @@ def parse_options(argv: list[str]) -> Options:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the bench (or, with `--run-bot`, be its bot); 0 when every game finished."""
-    args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["--run-bot"]:
-        bot_main(args[1:])
-        return 0
-    options = parse_options(args)
+def run(options: Options) -> int:
+    """Run a bench and print its figures; 0 when every game finished."""
     figures = asyncio.run(run_bench(options))
-    for line in describe(figures, options):
+    for line in describe(figures):
         print(line)
     print(json.dumps(figures, ensure_ascii=False), flush=True)
     return 0 if figures["games_finished"] == options.tables else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:2] != ["--run-bot"]:
+        sys.exit(
+            "bench.harness is the benches' bot process: run python -m bench.play or bench.load"
+        )
+    bot_main(sys.argv[2:])

@@ -6,14 +6,15 @@ import json
 
 import pytest
 
-from bot.bench_play import KINDS, REPORT_KEYS, classify, main, percentile, webhook_target
+from bench.harness import KINDS, REPORT_KEYS, classify, percentile, webhook_target
+from bench.play import main
 
 
 def test_a_small_bench_finishes_its_games_and_reports_json(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["--tables", "1", "--humans", "2", "--seed", "1", "--think", "0", "0.005"]
-    code = main([*argv, "--quick", "--quiet", "0.3", "--max-seconds", "15"])
+    code = main([*argv, "--quick", "--quiet", "0.3", "--max-seconds", "90"])
     lines = capsys.readouterr().out.strip().splitlines()
     figures = json.loads(lines[-1])
     assert set(REPORT_KEYS) <= set(figures)

@@ -1,0 +1,1 @@
+"""Benchmarks that drive the bot through the sandbox (run from the repository root; not shipped)."""
