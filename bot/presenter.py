@@ -24,7 +24,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import aiohttp
 import discord
@@ -57,12 +57,29 @@ class MessageStore(Protocol):
         """Drop a table's references."""
 
 
+# Where an interaction's token edits its first answer (or the message its component is on).
+ORIGINAL = cast(int, "@original")
+
+
 @dataclass
 class _Editor:
-    """An interaction whose `@original` is a message, and when it was made."""
+    """The token of an interaction whose `@original` is a message, and when it was made.
 
-    interaction: discord.Interaction
+    Only the token's webhook is kept, not the interaction: that holds the whole message it
+    came from, parsed, for as long as the token lives (kilobytes a view, at every table).
+    """
+
+    webhook: discord.Webhook
     since: float
+
+    @classmethod
+    def of(cls, interaction: discord.Interaction, since: float) -> _Editor:
+        """Keep an interaction's token."""
+        return cls(interaction.followup, since)
+
+    async def edit(self, **kwargs: Any) -> None:
+        """Edit the `@original` message through the token."""
+        await self.webhook.edit_message(ORIGINAL, **kwargs)
 
 
 @dataclass
@@ -301,7 +318,7 @@ class Presenter:
                 await self._delete_message(snapshot.channel_id, old.message_id)
         state.mark = rendered.fingerprint()
         state.files = rendered.file_keys
-        state.editor = _Editor(interaction, self.clock())
+        state.editor = _Editor.of(interaction, self.clock())
 
     async def answer_private(
         self,
@@ -328,7 +345,7 @@ class Presenter:
             await edit_answer(interaction, rendered, before)
         else:
             await send_answer(interaction, rendered, ephemeral=True)
-        editor = _Editor(interaction, self.clock())
+        editor = _Editor.of(interaction, self.clock())
         shown = _Shown(private_key(snapshot, seat), rendered.fingerprint(), rendered.file_keys)
         if in_dm:
             private.dm, private.dm_shown = editor, shown
@@ -425,7 +442,7 @@ class Presenter:
         try:
             if editor is not None:
                 try:
-                    await editor.interaction.edit_original_response(**rendered.edit_kwargs(shown))
+                    await editor.edit(**rendered.edit_kwargs(shown))
                     state.files = rendered.file_keys
                     return True
                 except discord.NotFound:
@@ -554,7 +571,7 @@ class Presenter:
         editor = self._live(private.dm)
         if editor is not None:
             try:
-                await editor.interaction.edit_original_response(**rendered.edit_kwargs(shown))
+                await editor.edit(**rendered.edit_kwargs(shown))
                 return True
             except discord.HTTPException:
                 private.dm = None
@@ -602,7 +619,7 @@ class Presenter:
         shown = private.eph_shown.files
         await rendered.prepare(shown)
         try:
-            await editor.interaction.edit_original_response(**rendered.edit_kwargs(shown))
+            await editor.edit(**rendered.edit_kwargs(shown))
         except discord.HTTPException:
             private.ephemeral = None
             return True
