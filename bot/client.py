@@ -20,6 +20,7 @@ from bot.settings import Settings
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
 from bot.translator import CatalogTranslator
+from tables.movers import MovePool
 from tables.outcome import Snapshot, snapshot
 from tables.service import TableService
 from tables.timers import Timing
@@ -51,6 +52,8 @@ class Tuning:
     # The table message shows the newest state at most once per interval.
     table_interval: float = 2.0
     seeds: Callable[[], int] | None = None
+    # Processes that think out computer moves: None sizes the pool to the machine, 0 is none.
+    move_workers: int | None = None
 
 
 class ShitheadBot(commands.Bot):
@@ -70,8 +73,12 @@ class ShitheadBot(commands.Bot):
             settle=self.tuning.settle_seconds,
             table_interval=self.tuning.table_interval,
         )
+        self.movers = MovePool(self.tuning.move_workers)
         self.tables = TableService(
-            sink=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds
+            sink=self.presenter,
+            timing=self.tuning.timing,
+            seeds=self.tuning.seeds,
+            movers=self.movers,
         )
         self.answers = Answers(self.tables, self.presenter, settings.command_name)
         self._to_redraw: list[Snapshot] = []
@@ -86,6 +93,7 @@ class ShitheadBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Open storage, restore tables, load the extensions and sync the commands."""
         self.storage = await Storage.open(self.settings.database_path)
+        self.movers.start()
         self.tables.store = StorageTableStore(self.storage)
         self.presenter.store = self.storage
         restored = [snapshot(table) for table in await self.tables.restore()]
@@ -138,6 +146,7 @@ class ShitheadBot(commands.Bot):
             await self.presenter.close()
             await super().close()
         finally:
+            self.movers.shutdown()
             storage, self.storage = self.storage, None
             if storage is not None:
                 await storage.close()

@@ -39,6 +39,7 @@ from tables.intents import (
     Start,
 )
 from tables.model import Seat, Table, TableConfig
+from tables.movers import MovePool
 from tables.notes import Note, notes_of
 from tables.outcome import Outcome, snapshot
 from tables.ports import OutcomeSink, TableStore
@@ -74,6 +75,7 @@ class TableService:
         sleep: Sleeper = asyncio.sleep,
         seeds: Callable[[], int] | None = None,
         strategies: autoplay.StrategyFactory = get_strategy,
+        movers: MovePool | None = None,
     ) -> None:
         self.store = store
         self.sink = sink
@@ -82,6 +84,7 @@ class TableService:
         self.sleep = sleep
         self.seeds = seeds or (lambda: random.randrange(2**31))
         self.strategies = strategies
+        self.movers = movers or MovePool(0)
         self.tables: dict[str, Table] = {}
         self.ended: dict[str, Table] = {}
         # Each running table's state as last stored: a change that cannot be stored is undone.
@@ -528,8 +531,7 @@ class TableService:
             if planned.kind == "auto" and planned.seat is not None:
                 view = table.view(planned.seat)
                 strategy = table.seats[planned.seat].computer or autoplay.TIMEOUT_STRATEGY
-                move = await asyncio.to_thread(
-                    autoplay.choose,
+                move = await self.movers.choose(
                     view,
                     strategy,
                     table.seed + version,
