@@ -2,7 +2,8 @@
 interpreter lock the bot's event loop needs to answer clicks.
 
 The bot owns one `MovePool`: it starts it before the first table moves and shuts it down when
-it stops. With no workers (tests, or a one-core machine) moves are chosen in a thread.
+it stops. With no workers, or a strategy factory that cannot be sent to one (a test's
+instrumented closure), moves are chosen in a thread.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import functools
 import logging
 import multiprocessing
 import os
+import pickle
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -70,13 +72,13 @@ class MovePool:
             autoplay.choose, view, strategy, seed, table_id=table_id, factory=factory
         )
         executor = self._executor
-        if executor is None:
+        if executor is None or not _sendable(factory):
             return await asyncio.to_thread(call)
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, call)
         except Exception as error:
-            # A worker that died (or a move that could not be sent to one) costs one move: the
-            # basic player moves instead, as autoplay does when a strategy fails.
+            # A worker that died costs one move: the basic player moves instead, as autoplay
+            # does when a strategy fails.
             log.exception("table %s: the worker choosing for seat %d failed", table_id, view.seat)
             if isinstance(error, BrokenProcessPool) and self._executor is executor:
                 executor.shutdown(wait=False, cancel_futures=True)
@@ -89,3 +91,12 @@ class MovePool:
         """Make the pool's processes: spawned, not forked from a process with threads running."""
         context = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+
+
+def _sendable(factory: autoplay.StrategyFactory) -> bool:
+    """Say whether a worker can be handed `factory` (a module's function, not a closure)."""
+    try:
+        pickle.dumps(factory)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True

@@ -25,11 +25,11 @@ from engine.views import PlayerView
 ITERATIONS = 400
 # Work budget per decision: stop once the descents and rollouts have made this many moves. It
 # bounds the slowest decisions without a clock, so play stays reproducible.
-MAX_STEPS = 3000
+MAX_STEPS = 2000
 # Actions a node may grow: the acting player's cheapest plays, one pick-up, the stock.
 MAX_CANDIDATES = 4
 # Moves a rollout is played on after the new node before the position is judged.
-ROLLOUT_DEPTH = 20
+ROLLOUT_DEPTH = 16
 # UCB exploration constant (results lie in [0, 1]).
 EXPLORATION = 0.7
 

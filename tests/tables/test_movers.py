@@ -84,3 +84,22 @@ async def test_a_dead_worker_costs_one_move_and_the_pool_recovers(
         assert again == autoplay.choose(view, "expert", 77)
     finally:
         pool.shutdown()
+
+
+async def test_a_factory_a_worker_cannot_receive_thinks_here() -> None:
+    view = _view()
+    asked: list[str] = []
+
+    def recorded(name: str, seed: int) -> Strategy:
+        asked.append(name)
+        return get_strategy(name, seed)
+
+    pool = MovePool(1)
+    pool.start()
+    try:
+        assert await pool.choose(view, "expert", 77, factory=recorded) == autoplay.choose(
+            view, "expert", 77
+        )
+    finally:
+        pool.shutdown()
+    assert asked == ["expert"]
