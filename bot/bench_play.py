@@ -1,13 +1,16 @@
 """Benchmark the bot: play seeded games through the sandbox and count what each move costs.
 
     python -m bot.bench_play --tables 20 --humans 3 --seed 1 [--think 0.3 1.2]
+    python -m bot.bench_play --tables 20 --humans 2 --computers 1 --level expert
 
 The sandbox runs in this process (Discord's default rate limits) and the bot in a child
 process of its own (default tuning, timers too long to fire), so the bot's CPU time is
 read from the child alone (`/proc/<pid>/stat`). Each table is opened in its own channel
 with `/shithead create`, joined with the Join button and started by its host; then every
 member plays from their DM view, using only what its components offer, after a seeded
-think time. Human-readable figures come first; the last line printed is one JSON object.
+think time. `--computers N` seats N computer players of `--level` at each table (the host
+adds them with `/shithead addbot`); `--move-workers W` sizes the bot's move pool (0: none).
+Human-readable figures come first; the last line printed is one JSON object.
 
 `python -m bot.bench_play --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE` is the
 child: the bot (PACE `default`, or `quick` for tests), connected to a running sandbox
@@ -59,6 +62,8 @@ QUICK_TUNING: dict[str, Any] = {
     "table_interval": 0.01,
 }
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
+# `--quick`: computer players move almost at once (the default waits 1.2 s, like people).
+QUICK_COMPUTER_DELAY = 0.01
 # How often members look at their DMs when nothing seems to change.
 POLL = 0.05
 # The least time between two looks at the world (each look scans every message once).
@@ -130,9 +135,18 @@ def bot_main(argv: list[str]) -> None:
     use_discord_at(api_base, gateway_url)
     base = Tuning()
     timing = dataclasses.replace(base.timing, **dict.fromkeys(TIMER_FIELDS, NEVER))
+    if pace == "quick":
+        timing = dataclasses.replace(timing, computer_delay=QUICK_COMPUTER_DELAY)
     deals = random.Random(int(seed))
     quick = QUICK_TUNING if pace == "quick" else {}
-    tuning = dataclasses.replace(base, timing=timing, seeds=lambda: deals.randrange(2**31), **quick)
+    workers = os.environ.get("BENCH_MOVE_WORKERS")
+    tuning = dataclasses.replace(
+        base,
+        timing=timing,
+        seeds=lambda: deals.randrange(2**31),
+        move_workers=int(workers) if workers else None,
+        **quick,
+    )
     settings = get_settings(
         database_path=Path(database), discord_token=None, command_name=COMMAND, dev_guild_id=None
     )
@@ -164,9 +178,18 @@ def cpu_seconds(pid: int) -> float | None:
 
 @contextlib.asynccontextmanager
 async def bot_process(
-    sandbox: Sandbox, database: Path, seed: int, log_path: Path, *, quick: bool = False
+    sandbox: Sandbox,
+    database: Path,
+    seed: int,
+    log_path: Path,
+    *,
+    quick: bool = False,
+    move_workers: int | None = None,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """Run the bot in a child process connected to the sandbox; stop it after the block."""
+    env = dict(os.environ)
+    if move_workers is not None:
+        env["BENCH_MOVE_WORKERS"] = str(move_workers)
     with log_path.open("ab") as stderr:
         # BENCH_PROFILE=PATH runs the bot under cProfile and writes its profile there.
         profile = os.environ.get("BENCH_PROFILE")
@@ -184,6 +207,7 @@ async def bot_process(
             str(seed),
             "quick" if quick else "default",
             cwd=ROOT,
+            env=env,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=stderr,
@@ -329,12 +353,16 @@ class Bench:
         seed: int,
         think: tuple[float, float],
         preset: str | None,
+        computers: int = 0,
+        level: str = "expert",
     ) -> None:
         self.driver = sandbox.driver
         self.board = Board(self.driver)
         self.seed = seed
         self.think = think
         self.preset = preset
+        self.computers = computers
+        self.level = level
         self.stats = Stats()
         self.user_ids: dict[str, int] = {}
         # When each table's last move (past setup) was answered, until a member sees the next turn.
@@ -380,6 +408,13 @@ class Bench:
             )
             if answer.get("status") == "answered":
                 lobby = self.board.message(lobby["id"]) or lobby
+        for _ in range(self.computers):
+            added = await self.driver.command(
+                host, channel, f"{COMMAND} addbot", {"difficulty": self.level}
+            )
+            if added.get("status") != "answered":
+                raise RuntimeError(f"no computer player added at table {table_id}: {added}")
+        lobby = self.board.message(lobby["id"]) or lobby
         start = next((c for c in components(lobby) if verb_of(c, table_id) == "start"), None)
         if start is None:
             raise RuntimeError(f"table {table_id} offers no Start button: {lobby}")
@@ -649,6 +684,9 @@ class Options:
     quiet_seconds: float = 6.0
     bot_log: Path | None = None
     quick: bool = False
+    computers: int = 0
+    level: str = "expert"
+    move_workers: int | None = None
 
 
 async def run_bench(options: Options) -> JSON:
@@ -671,7 +709,14 @@ async def _bench(
 ) -> JSON:
     """Create the members and channels, start the bot, play every table, measure."""
     driver = sandbox.driver
-    bench = Bench(sandbox, seed=options.seed, think=options.think, preset=options.preset)
+    bench = Bench(
+        sandbox,
+        seed=options.seed,
+        think=options.think,
+        preset=options.preset,
+        computers=options.computers,
+        level=options.level,
+    )
     seating: list[tuple[str, list[str]]] = []
     for t in range(1, options.tables + 1):
         channel = (await driver.create_channel(f"bench-{t}"))["name"]
@@ -683,7 +728,12 @@ async def _bench(
     table_errors: list[str] = []
     database = tmp / "bot.sqlite3"
     async with bot_process(
-        sandbox, database, options.seed, log_path, quick=options.quick
+        sandbox,
+        database,
+        options.seed,
+        log_path,
+        quick=options.quick,
+        move_workers=options.move_workers,
     ) as process:
         try:
             await driver.wait_ready(timeout=60)
@@ -780,6 +830,9 @@ def report(
     return {
         "tables": options.tables,
         "humans": options.humans,
+        "computers": options.computers,
+        "level": options.level,
+        "move_workers": options.move_workers,
         "seed": options.seed,
         "quick": options.quick,
         "games_finished": len(stats.finished),
@@ -835,7 +888,9 @@ def describe(figures: JSON, options: Options) -> list[str]:
     verbs = ", ".join(f"{verb} {n}" for verb, n in figures["moves_by_verb"].items())
     answer, handoff, failures = figures["answer_ms"], figures["handoff_ms"], figures["failures"]
     lines = [
-        f"bench: {options.tables} tables x {options.humans} humans, seed {options.seed}, "
+        f"bench: {options.tables} tables x {options.humans} humans"
+        + (f" + {options.computers} {options.level}" if options.computers else "")
+        + f", seed {options.seed}, "
         f"think {options.think[0]}-{options.think[1]} s"
         + (" (quick pacing: figures not comparable)" if options.quick else ""),
         f"games finished {figures['games_finished']}/{options.tables}, human moves {moves} "
@@ -888,6 +943,14 @@ def parse_options(argv: list[str]) -> Options:
         default=6.0,
         help="after the games, wait until the bot has been silent this long",
     )
+    parser.add_argument("--computers", type=int, default=0, help="computer players per table")
+    parser.add_argument("--level", default="expert", help="the computer players' strategy")
+    parser.add_argument(
+        "--move-workers",
+        type=int,
+        default=None,
+        help="processes thinking out computer moves (default: sized to the machine; 0: none)",
+    )
     parser.add_argument("--bot-log", type=Path, default=None, help="keep the bot's log here")
     parser.add_argument(
         "--quick",
@@ -897,6 +960,8 @@ def parse_options(argv: list[str]) -> Options:
     args = parser.parse_args(argv)
     if args.tables < 1 or args.humans < 1 or not 0 <= args.think[0] <= args.think[1]:
         parser.error("need --tables >= 1, --humans >= 1 and 0 <= MIN <= MAX")
+    if args.computers < 0 or (args.move_workers is not None and args.move_workers < 0):
+        parser.error("need --computers >= 0 and --move-workers >= 0")
     return Options(
         tables=args.tables,
         humans=args.humans,
@@ -907,6 +972,9 @@ def parse_options(argv: list[str]) -> Options:
         quiet_seconds=args.quiet,
         bot_log=args.bot_log,
         quick=args.quick,
+        computers=args.computers,
+        level=args.level,
+        move_workers=args.move_workers,
     )
 
 
