@@ -14,6 +14,8 @@ import logging
 import multiprocessing
 import os
 import pickle
+import threading
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -23,6 +25,10 @@ from engine.views import PlayerView
 from tables import autoplay
 
 log = logging.getLogger(__name__)
+
+# How often a worker checks that the bot's process is still there (a worker of a bot that was
+# killed would otherwise wait for moves forever: it holds its queue's pipe open itself).
+PARENT_CHECK_SECONDS = 1.0
 
 
 def machine_workers() -> int:
@@ -90,7 +96,9 @@ class MovePool:
     def _new_executor(self) -> Executor:
         """Make the pool's processes: spawned, not forked from a process with threads running."""
         context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+        return ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=context, initializer=_leave_with_parent
+        )
 
 
 def _sendable(factory: autoplay.StrategyFactory) -> bool:
@@ -100,3 +108,15 @@ def _sendable(factory: autoplay.StrategyFactory) -> bool:
     except (pickle.PicklingError, AttributeError, TypeError):
         return False
     return True
+
+
+def _leave_with_parent() -> None:
+    """In a worker: exit as soon as the process that started it is gone."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()

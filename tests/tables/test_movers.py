@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +16,7 @@ from engine.rules import make_rules
 from engine.strategies import Strategy, get_strategy
 from engine.views import PlayerView, player_view
 from tables import autoplay
-from tables.movers import MovePool, machine_workers
+from tables.movers import PARENT_CHECK_SECONDS, MovePool, machine_workers
 
 
 def in_a_worker(name: str, seed: int) -> Strategy:
@@ -103,3 +107,44 @@ async def test_a_factory_a_worker_cannot_receive_thinks_here() -> None:
     finally:
         pool.shutdown()
     assert asked == ["expert"]
+
+
+ORPHAN_SCRIPT = """
+import asyncio, os
+from tables.movers import MovePool
+
+async def main():
+    pool = MovePool(1)
+    pool.start()
+    worker = await asyncio.get_running_loop().run_in_executor(pool._executor, os.getpid)
+    print(worker, flush=True)
+    os._exit(0)  # killed: no shutdown, as when the bot's process is killed
+
+asyncio.run(main())
+"""
+
+
+def test_workers_leave_when_the_bot_process_is_killed() -> None:
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", ORPHAN_SCRIPT],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    worker = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10 * PARENT_CHECK_SECONDS
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(worker)
+
+
+def _alive(pid: int) -> bool:
+    """Say whether a process still runs (a zombie has finished)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
