@@ -62,6 +62,8 @@ QUICK_TUNING: dict[str, Any] = {
     "table_interval": 0.01,
 }
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
+# How long a lobby whose answer was deferred may take to be drawn.
+LOBBY_WAIT = 30.0
 # `--quick`: computer players move almost at once (the default waits 1.2 s, like people).
 QUICK_COMPUTER_DELAY = 0.01
 # How often members look at their DMs when nothing seems to change.
@@ -393,11 +395,11 @@ class Bench:
         options = {"preset": self.preset} if self.preset else {}
         command = f"{COMMAND} create"
         result = await self.timed(self.driver.command(host, channel, command, options), command)
-        lobby = result.get("response")
+        lobby = await self.drawn(result.get("response"))
         if not any(verb_of(c) == "join" for c in components(lobby)) and options:
             # The server may not let hosts pick a preset: take its house rules.
             result = await self.timed(self.driver.command(host, channel, command), command)
-            lobby = result.get("response")
+            lobby = await self.drawn(result.get("response"))
         join = next((c for c in components(lobby) if verb_of(c) == "join"), None)
         if lobby is None or join is None:
             raise RuntimeError(f"no table opened in #{channel}: {result}")
@@ -420,6 +422,16 @@ class Bench:
             raise RuntimeError(f"table {table_id} offers no Start button: {lobby}")
         await self.timed(self.driver.click(host, lobby["id"], start["custom_id"]), "start")
         return table_id
+
+    async def drawn(self, message: JSON | None) -> JSON | None:
+        """Wait for a deferred answer ("thinking…", on a busy bot) to be drawn; return it."""
+        if message is None or not message.get("loading"):
+            return message
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LOBBY_WAIT):
+                while (self.board.message(message["id"]) or message).get("loading"):
+                    await self.board.wait()
+        return self.board.message(message["id"]) or message
 
     def over(self, table_id: str, names: list[str]) -> bool | None:
         """Tell whether a started game is over: True, False, or None when it only seems so."""
