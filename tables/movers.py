@@ -97,7 +97,10 @@ class MovePool:
         """Make the pool's processes: spawned, not forked from a process with threads running."""
         context = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=context, initializer=_leave_with_parent
+            max_workers=self.workers,
+            mp_context=context,
+            initializer=_leave_with_parent,
+            initargs=(os.getpid(),),
         )
 
 
@@ -110,10 +113,10 @@ def _sendable(factory: autoplay.StrategyFactory) -> bool:
     return True
 
 
-def _leave_with_parent() -> None:
-    """In a worker: exit as soon as the process that started it is gone."""
-    parent = os.getppid()
+def _leave_with_parent(parent: int) -> None:
+    """In a worker: exit as soon as `parent`, the process that started it, is gone."""
 
+    # The parent is named, not read here: it may have died before this worker got so far.
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_CHECK_SECONDS)
