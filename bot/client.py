@@ -25,6 +25,7 @@ from bot.settings import Settings
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
 from bot.translator import CatalogTranslator
+from tables.movers import MovePool
 from tables.outcome import Snapshot, snapshot
 from tables.service import TableService
 from tables.timers import Timing
@@ -65,6 +66,8 @@ class Tuning:
     seeds: Callable[[], int] | None = None
     # Discord lets a bot identify one shard every 5 s (its max_concurrency of 1).
     identify_gap: float = 5.0
+    # Processes that think out computer moves: None sizes the pool to the machine, 0 is none.
+    move_workers: int | None = None
 
 
 class ShitheadBot(commands.Bot):
@@ -96,8 +99,12 @@ class ShitheadBot(commands.Bot):
             settle=self.tuning.settle_seconds,
             table_interval=self.tuning.table_interval,
         )
+        self.movers = MovePool(self.tuning.move_workers)
         self.tables = TableService(
-            sink=self.presenter, timing=self.tuning.timing, seeds=self.tuning.seeds
+            sink=self.presenter,
+            timing=self.tuning.timing,
+            seeds=self.tuning.seeds,
+            movers=self.movers,
         )
         self.membership = Membership(self.tables, self.http.get_member)
         self.answers = Answers(self.tables, self.presenter, settings.command_name, self.membership)
@@ -115,6 +122,7 @@ class ShitheadBot(commands.Bot):
         settings = self.settings
         self.storage = await Storage.open(settings.database)
         await self.storage.database.claim(settings.shards, settings.shard_count)
+        self.movers.start()
         rated = await RatingStore(self.storage).rate_unrated()
         if rated:
             log.info("rated %d games recorded before their ratings", rated)
@@ -199,6 +207,7 @@ class ShitheadBot(commands.Bot):
             await self.presenter.close()
             await super().close()
         finally:
+            self.movers.shutdown()
             storage, self.storage = self.storage, None
             if storage is not None:
                 await storage.close()

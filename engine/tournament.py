@@ -27,6 +27,9 @@ from engine.views import player_view
 # (a guard against a strategy looping in setup, where the engine's stalemate cap does not count).
 MAX_MOVES = 20_000
 Z_95 = 1.959963984540054
+# How decisions are timed: wall-clock time, or the CPU time of the deciding process (which
+# other processes sharing the machine do not inflate).
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 @dataclass(frozen=True)
@@ -119,18 +122,19 @@ def play_game(
     deal: int = 0,
     rotation: int = 0,
     max_moves: int = MAX_MOVES,
+    clock: str = "wall",
 ) -> GameRecord:
-    """Play one game to the end with `seats[i]` in seat i; time every decision."""
+    """Play one game to the end with `seats[i]` in seat i; time every decision by `clock`."""
     game = Game.deal(rules, len(seats), seed=deal_seed)
     players = [get_strategy(name, seed) for name, seed in zip(seats, strategy_seeds, strict=True)]
     times: list[list[float]] = [[] for _ in seats]
-    clock = time.perf_counter
+    now = CLOCKS[clock]
     while not game.over and game.moves < max_moves:
         seat = game.to_act()[0]
         view = player_view(game, seat)
-        started = clock()
+        started = now()
         action = players[seat].choose(view)
-        times[seat].append(clock() - started)
+        times[seat].append(now() - started)
         game.apply(action)
     loser, places = places_of(game)
     reason = game.end_reason if game.over and game.end_reason else "capped"
@@ -153,7 +157,12 @@ def rotations(names: Sequence[str]) -> list[tuple[str, ...]]:
 
 
 def play_deal(
-    preset: str, overrides: dict[str, Any] | None, names: Sequence[str], seed: int, deal: int
+    preset: str,
+    overrides: dict[str, Any] | None,
+    names: Sequence[str],
+    seed: int,
+    deal: int,
+    clock: str = "wall",
 ) -> list[GameRecord]:
     """Play one deal in every rotation of the seats."""
     rules = make_rules(preset, overrides)
@@ -169,6 +178,7 @@ def play_deal(
                 strategy_seeds=strategy_seeds,
                 deal=deal,
                 rotation=rotation,
+                clock=clock,
             )
         )
     return records
@@ -211,6 +221,7 @@ def run_tournament(
     *,
     overrides: dict[str, Any] | None = None,
     jobs: int = 1,
+    clock: str = "wall",
     progress: Callable[[int, int, list[GameRecord]], None] | None = None,
 ) -> dict[str, Any]:
     """Play at least `games` games (whole deals, one game per rotation) and summarize them."""
@@ -220,13 +231,13 @@ def run_tournament(
     records: list[GameRecord] = []
     if jobs <= 1:
         for deal in range(deals):
-            records.extend(play_deal(preset, overrides, names, seed, deal))
+            records.extend(play_deal(preset, overrides, names, seed, deal, clock))
             if progress is not None:
                 progress(len(records), total, records)
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [
-                pool.submit(play_deal, preset, overrides, list(names), seed, deal)
+                pool.submit(play_deal, preset, overrides, list(names), seed, deal, clock)
                 for deal in range(deals)
             ]
             for future in futures:
@@ -235,7 +246,13 @@ def run_tournament(
                     progress(len(records), total, records)
     summary = summarize(records, names)
     summary.update(
-        {"preset": preset, "players": list(names), "seed": seed, "overrides": overrides or {}}
+        {
+            "preset": preset,
+            "players": list(names),
+            "seed": seed,
+            "overrides": overrides or {},
+            "clock": clock,
+        }
     )
     return summary
 
@@ -244,7 +261,8 @@ def format_table(summary: dict[str, Any]) -> str:
     """Lay the summary out for people."""
     lines = [
         f"preset {summary['preset']}, players {','.join(summary['players'])}, "
-        f"{summary['games']} games on {summary['deals']} duplicate deals, seed {summary['seed']}",
+        f"{summary['games']} games on {summary['deals']} duplicate deals, seed {summary['seed']}, "
+        f"{summary['clock']} clock",
         f"stalemates {summary['stalemates']} ({summary['stalemate_rate']:.1%}), "
         f"capped {summary['capped']}, {summary['moves_per_game']} moves per game",
         f"{'strategy':<10} {'seat-games':>10} {'loser rate':>10} {'95% CI':>15} "
@@ -269,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=JSON")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--clock", choices=list(CLOCKS), default="wall", help="time decisions by wall or CPU time"
+    )
     args = parser.parse_args(argv)
     names = [name.strip().lower() for name in args.players.split(",") if name.strip()]
     overrides: dict[str, Any] = {}
@@ -303,6 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.seed,
         overrides=overrides or None,
         jobs=args.jobs,
+        clock=args.clock,
         progress=progress,
     )
     summary["seconds"] = round(time.perf_counter() - started, 1)

@@ -41,6 +41,7 @@ from tables.intents import (
     Start,
 )
 from tables.model import Seat, Table, TableConfig
+from tables.movers import MovePool
 from tables.notes import Note, notes_of
 from tables.outcome import Outcome, snapshot
 from tables.ports import OutcomeSink, TableStore
@@ -78,6 +79,7 @@ class TableService:
         sleep: Sleeper = asyncio.sleep,
         seeds: Callable[[], int] | None = None,
         strategies: autoplay.StrategyFactory = get_strategy,
+        movers: MovePool | None = None,
     ) -> None:
         self.store = store
         self.sink = sink
@@ -86,6 +88,7 @@ class TableService:
         self.sleep = sleep
         self.seeds = seeds or (lambda: random.randrange(2**31))
         self.strategies = strategies
+        self.movers = movers or MovePool(0)
         self.tables: dict[str, Table] = {}
         self.ended: dict[str, Table] = {}
         # Each running table's state as last stored: a change that cannot be stored is undone.
@@ -177,7 +180,7 @@ class TableService:
         return found
 
     async def _think(self, work: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-        """Run a strategy's search off the event loop: the one place that decides where."""
+        """Run a hint's search off the event loop (computer moves go to `self.movers`)."""
         return await asyncio.to_thread(work, *args, **kwargs)
 
     def _player_seat(self, table: Table, user_id: int, version: int) -> int:
@@ -562,8 +565,7 @@ class TableService:
             if planned.kind == "auto" and planned.seat is not None:
                 view = table.view(planned.seat)
                 strategy = table.seats[planned.seat].computer or autoplay.TIMEOUT_STRATEGY
-                move = await self._think(
-                    autoplay.choose,
+                move = await self.movers.choose(
                     view,
                     strategy,
                     table.seed + version,

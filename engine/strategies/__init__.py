@@ -6,13 +6,15 @@ from collections.abc import Callable
 
 from engine.strategies.base import SeededStrategy, Strategy, StrategyError
 from engine.strategies.basic import BasicStrategy
-from engine.strategies.expert import ExpertStrategy
+from engine.strategies.ismcts import IsmctsStrategy
+from engine.strategies.pimc import PimcStrategy
 from engine.strategies.random_ import RandomStrategy
 
 _REGISTRY: dict[str, Callable[[int], SeededStrategy]] = {
     "random": RandomStrategy,
     "basic": BasicStrategy,
-    "expert": ExpertStrategy,
+    "expert": IsmctsStrategy,
+    "pimc": PimcStrategy,
 }
 
 

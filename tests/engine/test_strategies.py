@@ -16,8 +16,10 @@ from engine.position import build_game
 from engine.resample import Resampler
 from engine.rules import make_rules, preset_names
 from engine.strategies import StrategyError, get_strategy, strategy_names
-from engine.strategies import expert as expert_module
-from engine.strategies.expert import ExpertStrategy
+from engine.strategies import pimc as pimc_module
+from engine.strategies.basic import situation_of_view
+from engine.strategies.ismcts import IsmctsStrategy, Node
+from engine.strategies.pimc import PimcStrategy
 from engine.views import PlayerView, SeatView, TableView, player_view
 
 FAST = ["random", "basic"]
@@ -78,7 +80,7 @@ def test_same_seed_same_choices(name: str) -> None:
 
 
 def test_registry_names_and_errors() -> None:
-    assert {"random", "basic", "expert"} <= set(strategy_names())
+    assert {"random", "basic", "pimc", "expert"} <= set(strategy_names())
     assert get_strategy(" Basic ", 1).name == "basic"
     with pytest.raises(StrategyError):
         get_strategy("grandmaster")
@@ -119,7 +121,7 @@ def _hand_built_view() -> PlayerView:
     return PlayerView(seat=0, table=table, hand=hand, legal=(*legal, PickUp(0)), chosen=True)
 
 
-@pytest.mark.parametrize("name", ["random", "basic", "expert"])
+@pytest.mark.parametrize("name", ["random", "basic", "pimc", "expert"])
 def test_strategy_needs_only_a_view(name: str) -> None:
     view = _hand_built_view()
     action = get_strategy(name, 5).choose(view)
@@ -128,7 +130,7 @@ def test_strategy_needs_only_a_view(name: str) -> None:
         assert action == Play(0, (Card(9, "H"),))
 
 
-def test_expert_deals_known_cards_to_the_hand_that_holds_them() -> None:
+def test_resampling_deals_known_cards_to_the_hand_that_holds_them() -> None:
     view = _hand_built_view()
     resampler = Resampler(view)
     assert resampler.consistent
@@ -186,7 +188,7 @@ def _swap_hidden(game: Game, seat: int, seed: int) -> Game:
     return clone
 
 
-@pytest.mark.parametrize("name", ["random", "basic", "expert"])
+@pytest.mark.parametrize("name", ["random", "basic", "pimc", "expert"])
 def test_choice_ignores_hidden_cards(name: str) -> None:
     game, _ = _play("classic", ["basic", "basic", "basic"], seed=5, max_moves=12)
     seat = game.to_act()[0]
@@ -240,43 +242,103 @@ def test_no_legal_action_is_an_error() -> None:
 
 
 @pytest.mark.parametrize("preset", preset_names())
-def test_expert_plays_legally_in_every_preset(preset: str) -> None:
+@pytest.mark.parametrize("name", ["pimc", "expert"])
+def test_searchers_play_legally_in_every_preset(preset: str, name: str) -> None:
     rules = make_rules(preset)
     game = Game.deal(rules, 3, seed=13)
-    expert = ExpertStrategy(4, iterations=2, depth=6)
+    searcher = (
+        PimcStrategy(4, iterations=2, depth=6)
+        if name == "pimc"
+        else IsmctsStrategy(4, iterations=12, depth=6)
+    )
     basic = get_strategy("basic", 4)
     while not game.over and game.moves < 40:
         seat = game.to_act()[0]
         view = player_view(game, seat)
-        action = (expert if seat == 0 else basic).choose(view)
+        action = (searcher if seat == 0 else basic).choose(view)
         assert action in view.legal
         game.apply(action)
 
 
-def test_expert_is_deterministic_with_an_iteration_budget() -> None:
+def test_pimc_is_deterministic_with_an_iteration_budget() -> None:
     game, _ = _play("classic", ["basic", "basic", "basic"], seed=8, max_moves=15)
     view = player_view(game, game.to_act()[0])
-    first = [ExpertStrategy(6, iterations=3).choose(view) for _ in range(2)]
+    first = [PimcStrategy(6, iterations=3).choose(view) for _ in range(2)]
     assert first[0] == first[1]
 
 
-def test_the_step_budget_ends_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_step_budget_ends_the_pimc_search(monkeypatch: pytest.MonkeyPatch) -> None:
     game, _ = _play("classic", ["basic", "basic", "basic"], seed=8, max_moves=15)
     view = player_view(game, game.to_act()[0])
-    options = len(expert_module.candidates(view, expert_module.MAX_CANDIDATES))
+    options = len(pimc_module.candidates(situation_of_view(view), pimc_module.MAX_CANDIDATES))
     assert options > 1
     rollouts: list[int] = []
-    real = expert_module.rollout
+    real = pimc_module.rollout
 
     def counted(game: Game, seat: int, rng: random.Random, depth: int) -> float:
         rollouts.append(seat)
         return real(game, seat, rng, depth)
 
-    monkeypatch.setattr(expert_module, "rollout", counted)
-    choices = [ExpertStrategy(6, iterations=1000, max_steps=300).choose(view) for _ in range(2)]
+    monkeypatch.setattr(pimc_module, "rollout", counted)
+    choices = [PimcStrategy(6, iterations=1000, max_steps=300).choose(view) for _ in range(2)]
     assert choices[0] == choices[1]
     # Whole iterations only, each trying every candidate, and far fewer than 1000 of them.
     assert len(rollouts) % options == 0 and options <= len(rollouts) < 2 * 300
     rollouts.clear()
-    ExpertStrategy(6, iterations=5, max_steps=None).choose(view)
+    PimcStrategy(6, iterations=5, max_steps=None).choose(view)
     assert len(rollouts) == 5 * options
+
+
+def _searched_view() -> PlayerView:
+    """A play-phase view with several candidate moves, after a seeded game's first moves."""
+    game, _ = _play("classic", ["basic", "basic", "basic"], seed=8, max_moves=15)
+    view = player_view(game, game.to_act()[0])
+    assert len(pimc_module.candidates(situation_of_view(view), 4)) > 1
+    return view
+
+
+def _walk(node: Node) -> list[Node]:
+    """Every node of a tree, the root first."""
+    nodes = [node]
+    for child in node.children.values():
+        nodes.extend(_walk(child))
+    return nodes
+
+
+def test_ismcts_grows_one_tree_with_availability_counts() -> None:
+    view = _searched_view()
+    expert = IsmctsStrategy(6, iterations=150, max_steps=None)
+    root = expert.search(Resampler(view), random.Random(1))
+    # Every iteration passes through exactly one of the root's moves, all legal here.
+    assert root.visits == 150 == sum(child.visits for child in root.children.values())
+    assert set(root.children) <= set(view.legal)
+    nodes = _walk(root)
+    assert max(len(node.children) for node in nodes[1:]) > 0  # it searched past its own move
+    for node in nodes:
+        for child in node.children.values():
+            # A move is counted available each time its parent was reached and it was legal.
+            assert 1 <= child.visits <= child.available <= max(node.visits, 1)
+            assert 0.0 <= child.reward <= child.visits
+    # A node scores the move for the player who made it: the root's moves are the viewer's,
+    # and the opponents' replies are in the tree too, under their own seats.
+    assert {child.mover for child in root.children.values()} == {view.seat}
+    assert {node.mover for node in nodes} - {view.seat}
+
+
+def test_ismcts_is_reproducible_and_its_budgets_bound_it() -> None:
+    view = _searched_view()
+    first = [IsmctsStrategy(6, iterations=40).choose(view) for _ in range(2)]
+    assert first[0] == first[1]
+    rng = random.Random(3)
+    capped = IsmctsStrategy(6, iterations=1000, max_steps=300).search(Resampler(view), rng)
+    # The move budget stops it after the iteration that reaches 300 moves, long before 1000.
+    assert 1 < capped.visits < 300
+
+
+def test_ismcts_plays_the_move_it_visited_most() -> None:
+    view = _searched_view()
+    expert = IsmctsStrategy(11, iterations=80)
+    root = expert.search(Resampler(view), expert.decision_rng(random.Random(5)))
+    most = max(root.children.values(), key=lambda child: child.visits)
+    chosen = IsmctsStrategy(11, iterations=80).choose(view, random.Random(5))
+    assert root.children[chosen].visits == most.visits

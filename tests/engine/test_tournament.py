@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from engine import tournament
 from engine.rules import make_rules
 from engine.tournament import (
     GameRecord,
@@ -122,3 +123,16 @@ def test_command_line_ends_with_json(capsys: pytest.CaptureFixture[str]) -> None
     assert last["games"] == 2
     assert [row["strategy"] for row in last["strategies"]] == ["basic", "random"]
     assert "2/2 games" in captured.err
+
+
+def test_decisions_are_timed_by_the_chosen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    ticks = iter(range(0, 100_000, 2))
+    monkeypatch.setitem(tournament.CLOCKS, "cpu", lambda: float(next(ticks)))
+    rules = make_rules("classic")
+    record = play_game(rules, ["basic", "basic"], deal_seed=1, strategy_seeds=[1, 2], clock="cpu")
+    times = [t for seat_times in record.move_times for t in seat_times]
+    # Two ticks of the fake CPU clock per decision; the wall clock would give tiny fractions.
+    assert len(times) == record.moves and set(times) == {2.0}
+    summary = run_tournament("classic", ["basic", "basic"], games=2, seed=2, clock="cpu")
+    assert summary["clock"] == "cpu"
+    assert {row["move_ms_p50"] for row in summary["strategies"]} == {2000.0}

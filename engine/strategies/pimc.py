@@ -1,4 +1,4 @@
-"""The `expert` strategy: determinized Monte-Carlo search with the basic player in rollouts."""
+"""The `pimc` strategy: flat determinized Monte-Carlo search with the basic player in rollouts."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from engine.game import Game
 from engine.resample import Resampler
 from engine.strategies.base import SeededStrategy
 from engine.strategies.basic import (
+    Situation,
     choose_basic,
     choose_play,
     play_cost,
     situation_of_game,
     situation_of_view,
-    values_for,
 )
 from engine.views import PlayerView
 
@@ -62,11 +62,11 @@ def judge(game: Game, seat: int) -> float:
     return share if winner_mode else 1.0 - share
 
 
-def rollout(game: Game, seat: int, rng: random.Random, depth: int) -> float:
-    """Play on with the basic player in every seat for `depth` moves, then judge."""
+def play_on(game: Game, rng: random.Random, depth: int) -> None:
+    """Play on with the basic player in every seat for up to `depth` moves."""
     for _ in range(depth):
         if game.over:
-            break
+            return
         turn = game.turn
         assert turn is not None
         legal = game.legal_actions(turn)
@@ -74,27 +74,32 @@ def rollout(game: Game, seat: int, rng: random.Random, depth: int) -> float:
             game.apply(legal[0])
             continue
         game.apply(choose_play(situation_of_game(game, turn, legal), rng))
+
+
+def rollout(game: Game, seat: int, rng: random.Random, depth: int) -> float:
+    """Play on with the basic player in every seat for `depth` moves, then judge for `seat`."""
+    play_on(game, rng, depth)
     return judge(game, seat)
 
 
-def candidates(view: PlayerView, limit: int) -> list[Action]:
-    """Pick the actions worth searching: the cheapest plays, one pick-up, the stock."""
-    situation = situation_of_view(view)
-    plays = [action for action in view.legal if isinstance(action, Play)]
+def candidates(situation: Situation, limit: int) -> list[Action]:
+    """Pick the actions worth searching: the cheapest plays first, one pick-up, the stock."""
+    legal = situation.legal
+    plays = [action for action in legal if isinstance(action, Play)]
     plays.sort(key=lambda play: play_cost(situation, play.cards))
     chosen: list[Action] = list(plays[:limit])
-    pickups = [action for action in view.legal if isinstance(action, PickUp)]
+    pickups = [action for action in legal if isinstance(action, PickUp)]
     if pickups:
-        keep = values_for(view.table.rules).keep
+        keep = situation.values.keep
         chosen.append(min(pickups, key=lambda p: keep[p.add.rank] if p.add is not None else 0.0))
-    chosen.extend(action for action in view.legal if isinstance(action, PlayStock))
+    chosen.extend(action for action in legal if isinstance(action, PlayStock))
     return chosen
 
 
-class ExpertStrategy(SeededStrategy):
+class PimcStrategy(SeededStrategy):
     """Try each candidate action in sampled deals of the unseen cards; keep the best on average."""
 
-    name = "expert"
+    name = "pimc"
 
     def __init__(
         self,
@@ -124,7 +129,7 @@ class ExpertStrategy(SeededStrategy):
             return choose_basic(situation_of_view(view), rng, setup=True)
         if all(isinstance(action, Flip) for action in view.legal):
             return rng.choice(view.legal)  # every face-down card is alike to us
-        options = candidates(view, self.max_candidates)
+        options = candidates(situation_of_view(view), self.max_candidates)
         resampler = Resampler(view)
         if len(options) == 1 or not resampler.consistent:
             return options[0]

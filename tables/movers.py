@@ -1,0 +1,125 @@
+"""Where computer moves are thought out: worker processes, so a long search never holds the
+interpreter lock the bot's event loop needs to answer clicks.
+
+The bot owns one `MovePool`: it starts it before the first table moves and shuts it down when
+it stops. With no workers, or a strategy factory that cannot be sent to one (a test's
+instrumented closure), moves are chosen in a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import multiprocessing
+import os
+import pickle
+import threading
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from engine.actions import Action
+from engine.strategies import get_strategy, strategy_names
+from engine.views import PlayerView
+from tables import autoplay
+
+log = logging.getLogger(__name__)
+
+# How often a worker checks that the bot's process is still there (a worker of a bot that was
+# killed would otherwise wait for moves forever: it holds its queue's pipe open itself).
+PARENT_CHECK_SECONDS = 1.0
+
+
+def machine_workers() -> int:
+    """Size the pool to the machine: every core but one, which stays the event loop's."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+class MovePool:
+    """Choose computer moves in a small process pool; fall back in-process if a worker fails."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        """Plan `workers` processes (None: sized to the machine; 0: no pool, a thread)."""
+        self.workers = machine_workers() if workers is None else max(0, workers)
+        self._executor: Executor | None = None
+
+    @property
+    def running(self) -> bool:
+        """Say whether worker processes are up."""
+        return self._executor is not None
+
+    def start(self) -> None:
+        """Start the workers; each loads the engine at once, before the first move is asked."""
+        if self.workers == 0 or self._executor is not None:
+            return
+        executor = self._executor = self._new_executor()
+        for _ in range(self.workers):
+            executor.submit(strategy_names)
+        log.info("computer players think in %d worker processes", self.workers)
+
+    def shutdown(self) -> None:
+        """Stop the workers; moves asked for later are chosen in a thread."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    async def choose(
+        self,
+        view: PlayerView,
+        strategy: str,
+        seed: int,
+        *,
+        table_id: str = "?",
+        factory: autoplay.StrategyFactory = get_strategy,
+    ) -> Action:
+        """Pick the seat's move as `autoplay.choose` does, in a worker when there are any."""
+        call = functools.partial(
+            autoplay.choose, view, strategy, seed, table_id=table_id, factory=factory
+        )
+        executor = self._executor
+        if executor is None or not _sendable(factory):
+            return await asyncio.to_thread(call)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, call)
+        except Exception as error:
+            # A worker that died costs one move: the basic player moves instead, as autoplay
+            # does when a strategy fails.
+            log.exception("table %s: the worker choosing for seat %d failed", table_id, view.seat)
+            if isinstance(error, BrokenProcessPool) and self._executor is executor:
+                executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = self._new_executor()  # its other futures fail too; start afresh
+            return autoplay.choose(
+                view, autoplay.TIMEOUT_STRATEGY, seed, table_id=table_id, factory=factory
+            )
+
+    def _new_executor(self) -> Executor:
+        """Make the pool's processes: spawned, not forked from a process with threads running."""
+        context = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=context,
+            initializer=_leave_with_parent,
+            initargs=(os.getpid(),),
+        )
+
+
+def _sendable(factory: autoplay.StrategyFactory) -> bool:
+    """Say whether a worker can be handed `factory` (a module's function, not a closure)."""
+    try:
+        pickle.dumps(factory)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True
+
+
+def _leave_with_parent(parent: int) -> None:
+    """In a worker: exit as soon as `parent`, the process that started it, is gone."""
+
+    # The parent is named, not read here: it may have died before this worker got so far.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()
