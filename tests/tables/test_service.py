@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -206,6 +207,8 @@ async def play_against_computers(
             c = controls.controls(table.view(0))
             intent = PlayCards(0) if c.plays else FlipCard(0) if c.flips else PickUpPile(0)
             await service.submit(table.id, ANA, intent, table.seats[0].version)
+        else:
+            await asyncio.sleep(0.005)  # a computer's move is thought out in another thread
     raise AssertionError(f"the game did not end: {table.game and table.game.moves} moves")
 
 
