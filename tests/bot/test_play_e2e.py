@@ -977,9 +977,9 @@ async def test_a_create_whose_settings_are_slow_to_read_is_acknowledged_in_time(
     await driver.wait_until(lambda: bot.tables.in_channel(channel) is not None, timeout=10)
     table = bot.tables.in_channel(channel)
     assert table is not None
-    await driver.wait_until(
-        lambda: any(table.id in json.dumps(m) for m in driver.messages("general")), timeout=10
-    )
+    # The "thinking" message is filled in with the table message, as Discord does.
+    deferred = answer["response"]["id"]
+    await driver.wait_until(lambda: table.id in json.dumps(driver.message(deferred)), timeout=10)
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
 
