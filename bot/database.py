@@ -44,6 +44,8 @@ _SIDE_FILES = ("-wal", "-shm", "-journal")
 _MIGRATION_LOCK = 0x5348_4954  # "SHIT"
 _SHARD_LOCK = 0x5348_4955
 _SHARD_COUNT_LOCK = 0x5348_4956
+# Held while games are rated: every process rates the unrated games, one at a time.
+_RATING_LOCK = 0x5348_4957
 _PLACEHOLDER = re.compile(r"\?")
 Dialect = Literal["sqlite", "postgresql"]
 
@@ -192,6 +194,10 @@ class Database(ABC):
         """Refuse, in a write's transaction, to write a guild's table this process lost."""
 
     @abstractmethod
+    async def hold_ratings(self, connection: Connection) -> None:
+        """Hold the ratings until the transaction ends: processes rate games one at a time."""
+
+    @abstractmethod
     def _migrating(self) -> AbstractAsyncContextManager[None]:
         """Hold the database for migrations, so one process at a time migrates it."""
 
@@ -315,6 +321,9 @@ class SqliteDatabase(Database):
 
     async def check_owner(self, connection: Connection, guild_id: int) -> None:
         """Nothing to check: the file's lock is held until the process ends."""
+
+    async def hold_ratings(self, connection: Connection) -> None:
+        """Nothing to hold: one process owns the file, and its transactions take turns."""
 
     async def schema_version(self) -> int:
         """Read `PRAGMA user_version`, where SQLite keeps the schema version."""
@@ -447,6 +456,10 @@ class PostgresDatabase(Database):
             raise
         self._held = connection
         self._holder = (connection.get_server_pid(), shard_count)
+
+    async def hold_ratings(self, connection: Connection) -> None:
+        """Take the ratings' advisory lock for the transaction (it goes at its end)."""
+        await connection.fetch("SELECT pg_advisory_xact_lock(?)", (_RATING_LOCK,))
 
     async def check_owner(self, connection: Connection, guild_id: int) -> None:
         """Refuse the write unless our held connection still holds the guild's shard.

@@ -162,6 +162,7 @@ class RatingStore:
     async def rate_unrated(self) -> int:
         """Rate every game not rated yet, oldest first, from its players' ratings; say how many."""
         async with self.storage.database.transaction() as db:
+            await self.storage.database.hold_ratings(db)
             pending = _seat_rows(await db.fetch(_SEATS + f"WHERE {_UNRATED} ORDER BY g.id, p.seat"))
             if not pending:
                 return 0
@@ -232,6 +233,7 @@ class RatingStore:
     async def recompute(self, *, write: bool) -> Recomputed:
         """Rate every recorded game again from nothing; compare, and store when `write`."""
         async with self.storage.database.transaction() as db:
+            await self.storage.database.hold_ratings(db)
             games = _games(_seat_rows(await db.fetch(_SEATS + "ORDER BY g.id, p.seat")))
             stored = {
                 (row[0], row[1]): tuple(row[2:])

@@ -16,6 +16,7 @@ from bot.storage import GameRecord, PlayerRecord, Storage, load_migrations
 from bot.table_store import StorageTableStore
 from tables.intents import Leave
 from tests.bot.test_table_store import Services, clock, playing, services
+from tests.postgres import Cluster
 from tests.tables.test_service import ANA, BEN, CID
 
 __all__ = ["clock", "services"]
@@ -224,3 +225,20 @@ async def test_a_game_that_ends_is_rated_and_its_changes_kept_for_its_end_messag
     await fresh.restore()
     assert isinstance(fresh.store, StorageTableStore)
     assert fresh.store.rating_changes == {table.id: tuple(expected)}
+
+
+async def test_two_processes_rating_at_once_rate_each_game_once(postgres: Cluster) -> None:
+    url = await postgres.new_database()
+    first, second = await Storage.open(url), await Storage.open(url)
+    try:
+        for each in SERIES:
+            await first.record_game(each)
+        # Two bots starting at once both rate what is unrated: one waits for the other.
+        counts = await asyncio.gather(
+            RatingStore(first).rate_unrated(), RatingStore(second).rate_unrated()
+        )
+        assert sorted(counts) == [0, len(SERIES)]
+        assert (await RatingStore(second).recompute(write=False)).agrees
+    finally:
+        await first.close()
+        await second.close()
