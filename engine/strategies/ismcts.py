@@ -16,9 +16,8 @@ import random
 from engine.actions import Action, Flip
 from engine.game import Game
 from engine.resample import Resampler
-from engine.strategies.base import SeededStrategy
-from engine.strategies.basic import choose_basic, situation_of_game, situation_of_view
-from engine.strategies.pimc import candidates, judge, play_on
+from engine.strategies.basic import situation_of_game
+from engine.strategies.pimc import SearchStrategy, candidates, judge, play_on
 from engine.views import PlayerView
 
 # Iteration budget per decision (each one a deal, a descent, a node and a rollout).
@@ -53,7 +52,7 @@ class Node:
         return mean + exploration * math.sqrt(math.log(self.available) / self.visits)
 
 
-class IsmctsStrategy(SeededStrategy):
+class IsmctsStrategy(SearchStrategy):
     """Grow one search tree over the deals the player cannot tell apart; play its best move."""
 
     name = "expert"
@@ -76,16 +75,10 @@ class IsmctsStrategy(SeededStrategy):
         self.depth = depth
         self.exploration = exploration
 
-    def decide(self, view: PlayerView, rng: random.Random) -> Action:
-        """Search the play phase; set up like the basic player."""
-        if view.table.phase != "play":
-            return choose_basic(situation_of_view(view), rng, setup=True)
-        if all(isinstance(action, Flip) for action in view.legal):
-            return rng.choice(view.legal)  # every face-down card is alike to us
-        options = candidates(situation_of_view(view), self.max_candidates)
-        resampler = Resampler(view)
-        if len(options) == 1 or not resampler.consistent:
-            return options[0]
+    def pick(
+        self, view: PlayerView, options: list[Action], resampler: Resampler, rng: random.Random
+    ) -> Action:
+        """Grow the tree over the resampler's deals; play the candidate visited most."""
         root = self.search(resampler, rng)
         # The most visited move is the most robust; ties go to the basic player's order.
         best = max(

@@ -96,7 +96,31 @@ def candidates(situation: Situation, limit: int) -> list[Action]:
     return chosen
 
 
-class PimcStrategy(SeededStrategy):
+class SearchStrategy(SeededStrategy):
+    """Search the play phase among a few candidate actions; set up like the basic player."""
+
+    max_candidates: int = MAX_CANDIDATES
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Action:
+        """Search the play phase; set up like the basic player."""
+        if view.table.phase != "play":
+            return choose_basic(situation_of_view(view), rng, setup=True)
+        if all(isinstance(action, Flip) for action in view.legal):
+            return rng.choice(view.legal)  # every face-down card is alike to us
+        options = candidates(situation_of_view(view), self.max_candidates)
+        resampler = Resampler(view)
+        if len(options) == 1 or not resampler.consistent:
+            return options[0]
+        return self.pick(view, options, resampler, rng)
+
+    def pick(
+        self, view: PlayerView, options: list[Action], resampler: Resampler, rng: random.Random
+    ) -> Action:
+        """Choose among two or more candidates by searching deals of the unseen cards."""
+        raise NotImplementedError
+
+
+class PimcStrategy(SearchStrategy):
     """Try each candidate action in sampled deals of the unseen cards; keep the best on average."""
 
     name = "pimc"
@@ -123,16 +147,10 @@ class PimcStrategy(SeededStrategy):
         self.max_candidates = max_candidates
         self.depth = depth
 
-    def decide(self, view: PlayerView, rng: random.Random) -> Action:
-        """Search the play phase; set up like the basic player."""
-        if view.table.phase != "play":
-            return choose_basic(situation_of_view(view), rng, setup=True)
-        if all(isinstance(action, Flip) for action in view.legal):
-            return rng.choice(view.legal)  # every face-down card is alike to us
-        options = candidates(situation_of_view(view), self.max_candidates)
-        resampler = Resampler(view)
-        if len(options) == 1 or not resampler.consistent:
-            return options[0]
+    def pick(
+        self, view: PlayerView, options: list[Action], resampler: Resampler, rng: random.Random
+    ) -> Action:
+        """Play every candidate in the same sampled deals; keep the best on average."""
         totals = [0.0] * len(options)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         steps = 0
