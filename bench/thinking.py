@@ -1,6 +1,6 @@
 """Benchmark how long the bot's event loop takes to answer a click while computers think.
 
-    python -m bot.bench_thinking --tables 20 --seconds 60 --seed 1
+    python -m bench.thinking --tables 20 --seconds 60 --seed 1
 
 Runs the table core in this process's event loop, as the bot does: `--tables` tables, each
 with one seated member and one computer player. Each member makes their moves as clicks (the
@@ -163,7 +163,7 @@ async def run(tables: int, seconds: float, seed: int, workers: int | None) -> di
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark from the command line."""
-    parser = argparse.ArgumentParser(prog="python -m bot.bench_thinking", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.thinking", description=__doc__)
     parser.add_argument("--tables", type=int, default=20, help="tables, one computer each")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of each round")
     parser.add_argument("--seed", type=int, default=1)

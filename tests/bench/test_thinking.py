@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.bench_thinking import main
+from bench.thinking import main
 
 
 def test_three_rounds_of_clicks_compared_with_idle(capsys: pytest.CaptureFixture[str]) -> None:
