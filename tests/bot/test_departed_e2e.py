@@ -48,7 +48,7 @@ def member_checks(driver: Driver) -> list[tuple[str, int, int | None]]:
 
 
 async def test_a_player_who_leaves_the_server_mid_game_leaves_the_table(
-    sandbox: Sandbox, driver: Driver, tmp_path: Path
+    sandbox: Sandbox, driver: Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with connected_bot(sandbox, make_bot(tmp_path)) as bot:
         assert bot.intents.members
@@ -61,6 +61,11 @@ async def test_a_player_who_leaves_the_server_mid_game_leaves_the_table(
             await ready_up(driver, name, await latest_dm(driver, name, table, seat))
         assert table.game is not None and table.game.phase == "play"
         view = await latest_dm(driver, "cid", table, 2)
+
+        async def held(table_id: str, seat: int) -> bool:
+            return False  # no DM is redrawn yet: cid's old view, with its menu, still shows
+
+        monkeypatch.setattr(bot.presenter, "_draw_dm", held)
         await driver.remove_member("cid")
         # The engine's rule for a player who leaves: they are the Shithead, the game ends.
         await driver.wait_until(lambda: table.phase == "over", timeout=10)
@@ -75,6 +80,7 @@ async def test_a_player_who_leaves_the_server_mid_game_leaves_the_table(
         assert refused["status"] == "answered"
         assert refused["response"]["content"] == LEFT and refused["response"]["ephemeral"]
         assert table.version == version and table.phase == "over"
+        monkeypatch.undo()
         # The bot heard cid leave: it never had to ask Discord.
         assert member_checks(driver) == []
         await bot.presenter.pacer.idle()
