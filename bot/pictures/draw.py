@@ -119,9 +119,9 @@ def _lay(
 
 
 # JPEG at this quality, with full-resolution colour (no chroma subsampling, so red pips and
-# text keep sharp edges), is within 1.2 of 255 per channel of the drawing on average: a
-# sixth of the CPU time of a palette PNG (quantizing and deflating were most of a move's
-# cost), for a file about five times larger (`python -m bot.bench_pictures`).
+# text keep sharp edges), stays within the golden pictures' tolerance of the drawing
+# (tests/bot/test_pictures_golden.py) and skips the quantizing and deflating that made the
+# palette PNG it replaced slow, for larger files (`python -m bot.bench_pictures`: times, sizes).
 JPEG_QUALITY = 90
 
 
