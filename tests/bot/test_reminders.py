@@ -11,11 +11,9 @@ from typing import Any
 from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.storage import MessageRef
-from engine.game import Game
-from engine.rules import make_rules
-from tables.model import Seat, Table
 from tables.notes import Note
 from tables.outcome import Outcome, snapshot
+from tests.bot.test_presenter import dealt
 
 
 class Channel:
@@ -56,9 +54,9 @@ async def test_a_reminder_still_goes_when_the_next_turn_passes_while_its_reminde
     channel = Channel()
     client = SimpleNamespace(get_partial_messageable=lambda channel_id: channel)
     presenter = Presenter(client, Pacer(), settle=0.0)  # type: ignore[arg-type]
-    rules = make_rules("classic")
-    table = Table("ab12", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
-    table.game = game = Game.deal(rules, 2, seed=5)
+    table = dealt()
+    game = table.game
+    assert game is not None
     for seat in (0, 1):
         game.apply(game.legal_actions(seat)[-1])  # Ready
     state = presenter._state(snapshot(table))
