@@ -47,22 +47,28 @@ async def test_without_the_presences_intent_guild_create_lists_the_bot_alone(
 async def test_the_whole_member_list_is_given_only_with_the_members_intent(
     sandbox: Sandbox,
 ) -> None:
-    await sandbox.driver.create_user("alice")
+    alice = await sandbox.driver.create_user("alice")
     guild = str(sandbox.driver.guild.id)
-    request = {"op": 8, "d": {"guild_id": guild, "query": "", "limit": 0, "nonce": "n1"}}
+    everyone = {"guild_id": guild, "query": "", "limit": 0, "nonce": "all"}
+    by_id = {"guild_id": guild, "user_ids": [alice["id"], "42"], "limit": 0, "nonce": "ids"}
     async with aiohttp.ClientSession() as http:
         without = await identify(http, sandbox, None, intents=GUILDS)
-        await without.events_until_quiet()
-        await without.ws.send_str(json.dumps(request))
-        assert await without.events_until_quiet() == []
+        _, _ = await without.event(), await without.event()  # READY, GUILD_CREATE
+        for request in (everyone, by_id):
+            await without.ws.send_str(json.dumps({"op": 8, "d": request}))
+        # Requests are answered in order: the first answer is to the second request.
+        answer = await without.event()
         await without.ws.close()
+        assert (answer["t"], answer["d"]["nonce"]) == ("GUILD_MEMBERS_CHUNK", "ids")
+        assert member_ids(answer["d"]) == {int(alice["id"])}
+        assert answer["d"]["not_found"] == ["42"]
         with_members = await identify(http, sandbox, None, intents=GUILDS | GUILD_MEMBERS)
-        await with_members.events_until_quiet()
-        await with_members.ws.send_str(json.dumps(request))
-        (chunk,) = await with_members.events_until_quiet()
+        _, _ = await with_members.event(), await with_members.event()
+        await with_members.ws.send_str(json.dumps({"op": 8, "d": everyone}))
+        chunk = await with_members.event()
         await with_members.ws.close()
     assert chunk["t"] == "GUILD_MEMBERS_CHUNK"
-    assert chunk["d"]["nonce"] == "n1" and chunk["d"]["guild_id"] == guild
+    assert chunk["d"]["nonce"] == "all" and chunk["d"]["guild_id"] == guild
     assert (chunk["d"]["chunk_index"], chunk["d"]["chunk_count"]) == (0, 1)
     assert member_ids(chunk["d"]) == set(sandbox.driver.guild.members)
 
