@@ -46,6 +46,7 @@ from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
 from sandbox.testing import TEST_GUILD_READY_TIMEOUT
 from sandbox.world import DM, Interaction, Message
+from tables.service import COMPUTER_LEVELS
 
 JSON = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +63,8 @@ QUICK_TUNING: dict[str, Any] = {
     "table_interval": 0.01,
 }
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
+# `--quick`: computer players move almost at once (the default waits 1.2 s, like people).
+QUICK_COMPUTER_DELAY = 0.01
 # How often the board looks at the world when nothing seems to change.
 POLL = 0.05
 # The least time between two looks at the world (each look scans every message once); a
@@ -103,6 +106,9 @@ CHANNEL_PATH = re.compile(r"/channels/(\d+)/messages")
 REPORT_KEYS = (
     "tables",
     "humans",
+    "computers",
+    "level",
+    "move_workers",
     "seed",
     "quick",
     "think_seconds",
@@ -154,9 +160,18 @@ def bot_main(argv: list[str]) -> None:
     use_discord_at(api_base, gateway_url)
     base = Tuning()
     timing = dataclasses.replace(base.timing, **dict.fromkeys(TIMER_FIELDS, NEVER))
+    if pace == "quick":
+        timing = dataclasses.replace(timing, computer_delay=QUICK_COMPUTER_DELAY)
     deals = random.Random(int(seed))
     quick = QUICK_TUNING if pace == "quick" else {}
-    tuning = dataclasses.replace(base, timing=timing, seeds=lambda: deals.randrange(2**31), **quick)
+    workers = os.environ.get("BENCH_MOVE_WORKERS")
+    tuning = dataclasses.replace(
+        base,
+        timing=timing,
+        seeds=lambda: deals.randrange(2**31),
+        move_workers=int(workers) if workers else None,
+        **quick,
+    )
     settings = get_settings(
         database_path=Path(database), discord_token=None, command_name=COMMAND, dev_guild_id=None
     )
@@ -198,9 +213,18 @@ def peak_rss_mb(pid: int) -> float | None:
 
 @contextlib.asynccontextmanager
 async def bot_process(
-    sandbox: Sandbox, database: Path, seed: int, log_path: Path, *, quick: bool = False
+    sandbox: Sandbox,
+    database: Path,
+    seed: int,
+    log_path: Path,
+    *,
+    quick: bool = False,
+    move_workers: int | None = None,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """Run the bot in a child process connected to the sandbox; stop it after the block."""
+    env = dict(os.environ)
+    if move_workers is not None:
+        env["BENCH_MOVE_WORKERS"] = str(move_workers)
     with log_path.open("ab") as stderr:
         # BENCH_PROFILE=PATH runs the bot under cProfile and writes its profile there.
         profile = os.environ.get("BENCH_PROFILE")
@@ -218,6 +242,7 @@ async def bot_process(
             str(seed),
             "quick" if quick else "default",
             cwd=ROOT,
+            env=env,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=stderr,
@@ -404,12 +429,16 @@ class Bench:
         seed: int,
         think: tuple[float, float],
         preset: str | None,
+        computers: int = 0,
+        level: str = "expert",
     ) -> None:
         self.driver = sandbox.driver
         self.board = Board(self.driver)
         self.seed = seed
         self.think = think
         self.preset = preset
+        self.computers = computers
+        self.level = level
         self.stats = Stats()
         self.user_ids: dict[str, int] = {}
         # When each table's last move (past setup) was answered, until a member sees the next turn.
@@ -496,6 +525,14 @@ class Bench:
             )
             if answer.get("status") == "answered":
                 lobby = self.board.message(lobby["id"]) or lobby
+        for _ in range(self.computers):
+            command = f"{COMMAND} addbot"
+            added = await self.timed(
+                self.driver.command(host, channel, command, {"difficulty": self.level}), command
+            )
+            if added.get("status") != "answered":
+                raise RuntimeError(f"no computer player added at table {table_id}: {added}")
+        lobby = self.board.message(lobby["id"]) or lobby
         start = next((c for c in components(lobby) if verb_of(c, table_id) == "start"), None)
         if start is None:
             raise RuntimeError(f"table {table_id} offers no Start button: {lobby}")
@@ -838,6 +875,11 @@ class Options:
     quiet_seconds: float = 6.0
     bot_log: Path | None = None
     quick: bool = False
+    # Computer players of `level` seated at each table, and the bot's move pool (None: sized
+    # to the machine, 0: none).
+    computers: int = 0
+    level: str = "expert"
+    move_workers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -891,7 +933,14 @@ async def _bench(
 ) -> tuple[Bench, Measured]:
     """Create the members and channels, start the bot, play every table, measure."""
     driver = sandbox.driver
-    bench = Bench(sandbox, seed=options.seed, think=options.think, preset=options.preset)
+    bench = Bench(
+        sandbox,
+        seed=options.seed,
+        think=options.think,
+        preset=options.preset,
+        computers=options.computers,
+        level=options.level,
+    )
     seating: list[tuple[str, list[str]]] = []
     for t in range(1, options.tables + 1):
         channel = (await driver.create_channel(f"bench-{t}"))["name"]
@@ -903,7 +952,12 @@ async def _bench(
     table_errors: list[str] = []
     database = tmp / "bot.sqlite3"
     async with bot_process(
-        sandbox, database, options.seed, log_path, quick=options.quick
+        sandbox,
+        database,
+        options.seed,
+        log_path,
+        quick=options.quick,
+        move_workers=options.move_workers,
     ) as process:
         try:
             await driver.wait_ready(timeout=60)
@@ -1011,6 +1065,9 @@ def report(options: Options, stats: Stats, measured: Measured) -> JSON:
     return {
         "tables": options.tables,
         "humans": options.humans,
+        "computers": options.computers,
+        "level": options.level,
+        "move_workers": options.move_workers,
         "seed": options.seed,
         "quick": options.quick,
         "think_seconds": list(options.think),
@@ -1085,7 +1142,9 @@ def describe(figures: JSON) -> list[str]:
     )
     think, left = figures["think_seconds"], figures["unfinished_tables"]
     lines = [
-        f"bench: {figures['tables']} tables x {figures['humans']} humans, seed {figures['seed']}, "
+        f"bench: {figures['tables']} tables x {figures['humans']} humans"
+        + (f" + {figures['computers']} {figures['level']}" if figures["computers"] else "")
+        + f", seed {figures['seed']}, "
         f"think {think[0]}-{think[1]} s, opened over {figures['burst_seconds']} s, "
         f"pictures {'on' if figures['pictures'] else 'off'}"
         + (" (quick pacing: figures not comparable)" if figures["quick"] else ""),
@@ -1174,6 +1233,21 @@ def parse_options(argv: list[str], *, prog: str, description: str, defaults: Opt
         default=defaults.quiet_seconds,
         help="after the games, wait until the bot has been silent this long",
     )
+    parser.add_argument(
+        "--computers", type=int, default=defaults.computers, help="computer players per table"
+    )
+    parser.add_argument(
+        "--level",
+        choices=COMPUTER_LEVELS,
+        default=defaults.level,
+        help="the computer players' strategy",
+    )
+    parser.add_argument(
+        "--move-workers",
+        type=int,
+        default=defaults.move_workers,
+        help="processes thinking out computer moves (default: sized to the machine; 0: a thread)",
+    )
     parser.add_argument("--bot-log", type=Path, default=None, help="keep the bot's log here")
     parser.add_argument(
         "--quick",
@@ -1185,6 +1259,8 @@ def parse_options(argv: list[str], *, prog: str, description: str, defaults: Opt
         parser.error("need --tables >= 1, --humans >= 1 and 0 <= MIN <= MAX")
     if args.burst < 0:
         parser.error("need --burst >= 0")
+    if args.computers < 0 or (args.move_workers is not None and args.move_workers < 0):
+        parser.error("need --computers >= 0 and --move-workers >= 0")
     return Options(
         tables=args.tables,
         humans=args.humans,
@@ -1197,6 +1273,9 @@ def parse_options(argv: list[str], *, prog: str, description: str, defaults: Opt
         quiet_seconds=args.quiet,
         bot_log=args.bot_log,
         quick=args.quick,
+        computers=args.computers,
+        level=args.level,
+        move_workers=args.move_workers,
     )
 
 

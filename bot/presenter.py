@@ -671,7 +671,8 @@ class Presenter:
             await self._delete_message(channel_id, message_id)
             return True
 
-        self._submit(("channel", channel_id), ("unremind", snapshot.id), job, urgent=False)
+        # A slot per reminder: a newer reminder's deletion must not replace this one's.
+        self._submit(("channel", channel_id), ("unremind", message_id), job, urgent=False)
 
     async def _unremind(self, state: _TableState) -> bool:
         """Delete the table's reminder, if it has one; say whether that was a write."""

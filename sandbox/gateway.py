@@ -4,7 +4,12 @@ JSON text frames only; discord.py asks for zlib-stream but inflates binary frame
 Shards as Discord has them: IDENTIFY may carry `shard: [id, count]`; each shard's session
 gets READY and GUILD_CREATE for its guilds only (`(guild_id >> 22) % count`), a guild's
 events go to its shard and events without a guild (DMs) to shard 0. A token may hold one
-connection per shard at once.
+connection per shard at once. As on Discord, GUILD_CREATE lists the guild's members only
+to a session with the presences intent; to any other it lists the bot alone (the sandbox
+has no voice channels, whose members Discord would add), `member_count` still counting all.
+A client that wants the rest asks with REQUEST_GUILD_MEMBERS (op 8) and gets them in one
+GUILD_MEMBERS_CHUNK: by user ids or a name's beginning (at most 100), or the whole list with
+the members intent (a request for it without the intent gets no answer).
 """
 
 from __future__ import annotations
@@ -18,15 +23,17 @@ from dataclasses import dataclass
 from aiohttp import WSMsgType, web
 
 from sandbox import factory
-from sandbox.world import JSON, PRIVILEGED_INTENTS, World
+from sandbox.world import GUILD_MEMBERS, GUILD_PRESENCES, JSON, PRIVILEGED_INTENTS, World
 
 log = logging.getLogger(__name__)
 
-DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT = 0, 1, 2, 6, 7
+DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT, REQUEST_GUILD_MEMBERS = 0, 1, 2, 6, 7, 8
 INVALID_SESSION, HELLO, HEARTBEAT_ACK = 9, 10, 11
 HEARTBEAT_INTERVAL_MS = 41250
 HEARTBEAT_ACK_DELAY = 0.05
 AUTHENTICATION_FAILED, INVALID_SHARD, DISALLOWED_INTENTS = 4004, 4010, 4014
+# The most members a request by user ids or by a name's beginning returns.
+MEMBERS_BY_QUERY = 100
 
 
 GUILD_OWN_EVENTS = frozenset({"GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"})
@@ -35,6 +42,15 @@ GUILD_OWN_EVENTS = frozenset({"GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"})
 def shard_of(guild_id: int, shard_count: int) -> int:
     """Say which shard a guild's events go to, as Discord does."""
     return (guild_id >> 22) % shard_count
+
+
+def members_seen(guild: JSON, intents: int, bot_id: int) -> JSON:
+    """Return a GUILD_CREATE as a session with these intents gets it: without the presences
+    intent, its member list holds the bot alone."""
+    if intents & GUILD_PRESENCES:
+        return guild
+    bot = str(bot_id)
+    return {**guild, "members": [m for m in guild["members"] if m["user"]["id"] == bot]}
 
 
 def guild_of(event: str, data: JSON) -> int | None:
@@ -107,6 +123,8 @@ class Gateway:
                     session = await self._identify(ws, payload["d"])
                 elif op == RESUME:
                     session = await self._resume(ws, payload["d"])
+                elif op == REQUEST_GUILD_MEMBERS and session is not None:
+                    await self._members_chunk(session, payload["d"])
         finally:
             if session is not None and session.ws is ws:
                 session.ws = None
@@ -155,8 +173,41 @@ class Gateway:
         self.world.touch()
         return session
 
+    async def _members_chunk(self, session: Session, data: JSON) -> None:
+        """Answer a request for a guild's members with one GUILD_MEMBERS_CHUNK."""
+        guild = self.world.guilds.get(int(data.get("guild_id", 0)))
+        if guild is None or shard_of(guild.id, session.shard_count) != session.shard:
+            return
+        wanted = {int(user_id) for user_id in data.get("user_ids") or []}
+        query = str(data.get("query") or "").casefold()
+        limit = int(data.get("limit") or 0)
+        if wanted:
+            found = [u for u in guild.members if u in wanted][:MEMBERS_BY_QUERY]
+        elif query:
+            names = {u: self.world.users[u].name.casefold() for u in guild.members}
+            found = [u for u, name in names.items() if name.startswith(query)]
+            found = found[: min(limit or MEMBERS_BY_QUERY, MEMBERS_BY_QUERY)]
+        elif session.intents & GUILD_MEMBERS:
+            found = list(guild.members)[: limit or None]
+        else:
+            log.info("a request for every member of %s without the members intent", guild.name)
+            return
+        chunk: JSON = {
+            "guild_id": str(guild.id),
+            "members": [factory.member(self.world, guild, u) for u in found],
+            "chunk_index": 0,
+            "chunk_count": 1,
+        }
+        if wanted:
+            chunk["not_found"] = [str(u) for u in wanted if u not in guild.members]
+        if data.get("nonce"):
+            chunk["nonce"] = data["nonce"]
+        await self._send(session, "GUILD_MEMBERS_CHUNK", chunk)
+
     async def _send(self, session: Session, event: str, data: JSON) -> None:
         assert session.ws is not None
+        if event == "GUILD_CREATE":
+            data = members_seen(data, session.intents, self.world.bot.id)
         session.seq += 1
         await session.ws.send_str(
             json.dumps(

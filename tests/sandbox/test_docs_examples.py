@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,9 @@ import pytest
 from bot.client import ShitheadBot
 from sandbox.control import CONTENT_TYPE
 from sandbox.server import Sandbox
-from sandbox.testing import connected_bot, running_sandbox
-from tests.bot.test_play_e2e import ROOMY, log_lines, make_bot
+from tests.bot.test_play_e2e import bot, log_lines, sandbox
+
+__all__ = ["bot", "sandbox"]
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sandbox.md"
 # The address `make run` listens on, as the doc writes it.
@@ -212,18 +212,6 @@ async def send(http: aiohttp.ClientSession, request: Request) -> tuple[int, str,
         headers={"Content-Type": "application/x-www-form-urlencoded"},  # what curl -d sends
     ) as response:
         return response.status, response.headers["Content-Type"], await response.json()
-
-
-@pytest.fixture
-async def sandbox() -> AsyncIterator[Sandbox]:
-    async with running_sandbox(rate_limits=ROOMY) as started:
-        yield started
-
-
-@pytest.fixture
-async def bot(sandbox: Sandbox, tmp_path: Path) -> AsyncIterator[ShitheadBot]:
-    async with connected_bot(sandbox, make_bot(tmp_path)) as client:
-        yield client
 
 
 def test_the_doc_is_read_as_the_shell_reads_it() -> None:

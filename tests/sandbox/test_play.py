@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import aiohttp
 import pytest
@@ -12,22 +11,11 @@ import pytest
 from bot.client import ShitheadBot
 from sandbox.play import HELP, Action, Control, Player, converse, main, table_id_of, typed_cards
 from sandbox.server import Sandbox
-from sandbox.testing import connected_bot, running_sandbox
-from tests.bot.test_play_e2e import ROOMY, log_lines, make_bot, table_of
+from tests.bot.test_play_e2e import bot, log_lines, sandbox, table_of
+
+__all__ = ["bot", "sandbox"]
 
 LETTERS = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
-
-
-@pytest.fixture
-async def sandbox() -> AsyncIterator[Sandbox]:
-    async with running_sandbox(rate_limits=ROOMY) as started:
-        yield started
-
-
-@pytest.fixture
-async def bot(sandbox: Sandbox, tmp_path: Path) -> AsyncIterator[ShitheadBot]:
-    async with connected_bot(sandbox, make_bot(tmp_path)) as client:
-        yield client
 
 
 @pytest.fixture

@@ -22,9 +22,10 @@ from bot.client import ShitheadBot
 from bot.words import card_text
 from sandbox.api import AUTOCOMPLETE
 from sandbox.server import Sandbox
-from sandbox.testing import connected_bot, running_sandbox
 from tables.model import Table
-from tests.bot.test_play_e2e import ROOMY, hidden_cards, leaks, make_bot, table_of
+from tests.bot.test_play_e2e import bot, hidden_cards, leaks, sandbox, table_of
+
+__all__ = ["bot", "sandbox"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -44,18 +45,6 @@ ARGS = [
 ]
 WAIT = 10_000  # ms: a view the bot is drawing shows well within this
 MAX_TRIES = 1500  # looks at the table before a game is taken to be stuck
-
-
-@pytest.fixture
-async def sandbox() -> AsyncIterator[Sandbox]:
-    async with running_sandbox(rate_limits=ROOMY) as started:
-        yield started
-
-
-@pytest.fixture
-async def bot(sandbox: Sandbox, tmp_path: Path) -> AsyncIterator[ShitheadBot]:
-    async with connected_bot(sandbox, make_bot(tmp_path)) as client:
-        yield client
 
 
 @pytest.fixture

@@ -50,11 +50,14 @@ class Shard:
                 events.append(frame)
 
 
-async def identify(http: aiohttp.ClientSession, sandbox: Sandbox, shard: list[int] | None) -> Shard:
+async def identify(
+    http: aiohttp.ClientSession, sandbox: Sandbox, shard: list[int] | None, *, intents: int = 1
+) -> Shard:
+    """Connect a raw socket to the gateway and identify (with the guilds intent alone)."""
     ws = await http.ws_connect(sandbox.gateway_url)
     hello = json.loads(await ws.receive_str())
     assert hello["op"] == 10
-    data: JSON = {"token": sandbox.token, "intents": 1, "properties": {}}
+    data: JSON = {"token": sandbox.token, "intents": intents, "properties": {}}
     if shard is not None:
         data["shard"] = shard
     await ws.send_str(json.dumps({"op": 2, "d": data}))
