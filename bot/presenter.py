@@ -24,11 +24,12 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import aiohttp
 import discord
 
+from bot.edits import edit_original, update_message
 from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry
 from bot.ratings import Change
@@ -57,10 +58,6 @@ class MessageStore(Protocol):
         """Drop a table's references."""
 
 
-# Where an interaction's token edits its first answer (or the message its component is on).
-ORIGINAL = cast(int, "@original")
-
-
 @dataclass
 class _Editor:
     """The token of an interaction whose `@original` is a message, and when it was made.
@@ -79,7 +76,7 @@ class _Editor:
 
     async def edit(self, **kwargs: Any) -> None:
         """Edit the `@original` message through the token."""
-        await self.webhook.edit_message(ORIGINAL, **kwargs)
+        await edit_original(self.webhook, **kwargs)
 
 
 @dataclass
@@ -140,9 +137,9 @@ async def edit_answer(
     """Answer a click by editing its message (after a deferral: through the interaction)."""
     async with responding(interaction):
         if interaction.response.is_done():
-            await interaction.edit_original_response(**rendered.edit_kwargs(shown))
+            await edit_original(interaction.followup, **rendered.edit_kwargs(shown))
         else:
-            await interaction.response.edit_message(**rendered.edit_kwargs(shown))
+            await update_message(interaction, **rendered.edit_kwargs(shown))
 
 
 async def send_answer(

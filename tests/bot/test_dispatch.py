@@ -31,7 +31,7 @@ def test_an_interaction_is_read_without_its_message_content() -> None:
     assert data["message"]["embeds"] == embeds
 
 
-async def test_clicks_and_menus_are_answered_without_rebuilding_the_message_view(
+async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parsed_embeds: list[int] = []
@@ -40,6 +40,12 @@ async def test_clicks_and_menus_are_answered_without_rebuilding_the_message_view
         raise AssertionError("View.from_message was called for one of our components")
 
     original = discord.Interaction._from_data
+    embed_from_dict = discord.Embed.from_dict.__func__  # type: ignore[attr-defined]
+    read_back: list[int] = []
+
+    def read(cls: type[discord.Embed], data: Any) -> discord.Embed:
+        read_back.append(1)
+        return embed_from_dict(cls, data)  # type: ignore[no-any-return]
 
     def counted(interaction: discord.Interaction, data: Any) -> None:
         parsed_embeds.append(len(data.get("message", {}).get("embeds", [])))
@@ -50,8 +56,10 @@ async def test_clicks_and_menus_are_answered_without_rebuilding_the_message_view
     table_id, lobby = await open_table(driver, "ana", "general", "ben")
     started = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
     assert started["status"] == "answered"
+    await bot.presenter.pacer.idle()  # the first DMs are sent (and read back: their ids)
     monkeypatch.setattr(discord.ui.View, "from_message", classmethod(no_view))
     monkeypatch.setattr(discord.Interaction, "_from_data", counted)
+    monkeypatch.setattr(discord.Embed, "from_dict", classmethod(read))
     table = table_of(bot, table_id)
     names = {0: "ana", 1: "ben"}
     moves = 0
@@ -68,3 +76,7 @@ async def test_clicks_and_menus_are_answered_without_rebuilding_the_message_view
     # Each click (a menu and a button for a play) came with a message full of embeds: none
     # of them was parsed.
     assert len(parsed_embeds) >= moves and not any(parsed_embeds)
+    # The answers and the redraws (DMs and the table message, through tokens) read back
+    # no message from what Discord returned.
+    await bot.presenter.pacer.idle()
+    assert read_back == []
