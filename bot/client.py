@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.answers import Answers, locale_of, say
 from bot.components import DYNAMIC_ITEMS
+from bot.dispatch import ClickDispatch
 from bot.i18n import t
 from bot.membership import Membership
 from bot.pacing import Pacer
@@ -129,6 +130,8 @@ class ShitheadBot(commands.Bot):
         self.tables.store = StorageTableStore(
             self.storage, settings.shards, settings.shard_count, self.presenter.rating_changes
         )
+        # Clicks on our components skip discord.py's parse of their message (`bot.dispatch`).
+        ClickDispatch(self._connection, DYNAMIC_ITEMS).install(self._connection.parsers)
         if len(settings.shards) < settings.shard_count:
             # Other processes run the other shards: DM clicks on their tables go to them.
             router = ClickRouter(self.storage, self.tables, settings.shards, settings.shard_count)
@@ -139,7 +142,6 @@ class ShitheadBot(commands.Bot):
         running = sum(1 for each in restored if each.open)
         log.info("restored %d running tables and %d ended lately", running, len(restored) - running)
         self._to_redraw = self.presenter.to_redraw()
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.tree.set_translator(CatalogTranslator())

@@ -24,11 +24,12 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import aiohttp
 import discord
 
+from bot.edits import edit_original, update_message
 from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry
 from bot.ratings import Change
@@ -57,10 +58,6 @@ class MessageStore(Protocol):
         """Drop a table's references."""
 
 
-# Where an interaction's token edits its first answer (or the message its component is on).
-ORIGINAL = cast(int, "@original")
-
-
 @dataclass
 class _Editor:
     """The token of an interaction whose `@original` is a message, and when it was made.
@@ -79,7 +76,7 @@ class _Editor:
 
     async def edit(self, **kwargs: Any) -> None:
         """Edit the `@original` message through the token."""
-        await self.webhook.edit_message(ORIGINAL, **kwargs)
+        await edit_original(self.webhook, **kwargs)
 
 
 @dataclass
@@ -109,6 +106,8 @@ class _TableState:
     latest: Snapshot
     message: MessageRef | None = None
     mark: str | None = None
+    # What the shown table message was drawn from (`Presenter._table_inputs`).
+    inputs: tuple[object, ...] | None = None
     editor: _Editor | None = None
     dms: dict[int, MessageRef] = field(default_factory=dict)
     private: dict[int, _Private] = field(default_factory=dict)
@@ -140,9 +139,9 @@ async def edit_answer(
     """Answer a click by editing its message (after a deferral: through the interaction)."""
     async with responding(interaction):
         if interaction.response.is_done():
-            await interaction.edit_original_response(**rendered.edit_kwargs(shown))
+            await edit_original(interaction.followup, **rendered.edit_kwargs(shown))
         else:
-            await interaction.response.edit_message(**rendered.edit_kwargs(shown))
+            await update_message(interaction, **rendered.edit_kwargs(shown))
 
 
 async def send_answer(
@@ -317,6 +316,7 @@ class Presenter:
             if old is not None and old.message_id not in (None, message_id):
                 await self._delete_message(snapshot.channel_id, old.message_id)
         state.mark = rendered.fingerprint()
+        state.inputs = self._table_inputs(snapshot)
         state.files = rendered.file_keys
         state.editor = _Editor.of(interaction, self.clock())
 
@@ -414,9 +414,14 @@ class Presenter:
         if state is None or state.message is None or ("table",) in state.answering:
             return False
         snapshot = state.latest
+        inputs = self._table_inputs(snapshot)
+        if state.inputs == inputs:  # drawn from the same state: nothing to build
+            self._drop_if_closed(state)
+            return False
         rendered = self._render_table(snapshot)
         mark = rendered.fingerprint()
         if state.mark == mark:
+            state.inputs = inputs
             self._drop_if_closed(state)
             return False
         if snapshot.phase == "closed" and snapshot.public is None:
@@ -426,7 +431,7 @@ class Presenter:
             wrote = True
         else:
             wrote = await self._edit_table(state, rendered)
-        state.mark = mark
+        state.mark, state.inputs = mark, inputs
         state.drawn_at = self.clock()
         self._drop_if_closed(state)
         return wrote
@@ -487,6 +492,17 @@ class Presenter:
             self._shown(snapshot),
             self.locale(snapshot),
             self.game_name,
+            self.rating_changes.get(snapshot.id, ()),
+        )
+
+    def _table_inputs(self, snapshot: Snapshot) -> tuple[object, ...]:
+        """Say what a table message is drawn from: equal inputs, the same message."""
+        # The version counts every change of the table; the rest is the presenter's own.
+        return (
+            snapshot.id,
+            snapshot.version,
+            self._shown(snapshot).pictures,
+            self.locale(snapshot),
             self.rating_changes.get(snapshot.id, ()),
         )
 
@@ -756,7 +772,7 @@ class Presenter:
         snapshot = state.latest
         if snapshot.open or state.answering:
             return
-        if state.message is not None and state.mark != self._render_table(snapshot).fingerprint():
+        if state.message is not None and state.inputs != self._table_inputs(snapshot):
             return
         for seat in snapshot.humans() if snapshot.public is not None else []:
             private = state.private.get(seat)

@@ -271,6 +271,9 @@ class Rest:
         interaction_id = _id(request, "interaction_id")
         token = request.match_info["interaction_token"]
         answer = self.api.callback(interaction_id, token, body, files)
+        # As Discord: the callback's result comes back only when asked for.
+        if request.query.get("with_response", "").lower() not in ("1", "true"):
+            return web.Response(status=204)
         return json_response(answer)
 
     async def followup(self, request: web.Request) -> web.Response:

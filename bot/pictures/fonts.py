@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import logging
+import threading
 import unicodedata
+from collections import OrderedDict
+from collections.abc import Hashable
 from functools import lru_cache
 from importlib import resources
 from io import BytesIO
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -18,6 +22,64 @@ ELLIPSIS = "…"
 _MISSING = "\U0010fff0"
 
 Font = ImageFont.FreeTypeFont
+Mask = tuple[Any, tuple[int, int]]
+# The text bitmaps kept, in bytes (a byte a pixel): names, counts and words recur from one
+# picture to the next, and rasterizing them was half of drawing a table.
+MASK_BYTES = 4_000_000
+
+
+class _Masks:
+    """The text bitmaps drawn lately, the least recently used dropped past `MASK_BYTES`."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self._kept: OrderedDict[Hashable, tuple[Mask, int]] = OrderedDict()
+        self._lock = threading.Lock()  # pictures are drawn in worker threads
+
+    def get(self, key: Hashable) -> Mask | None:
+        """Return a kept bitmap (and mark it used), or None."""
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None:
+                return None
+            self._kept.move_to_end(key)
+            return found[0]
+
+    def put(self, key: Hashable, mask: Mask) -> None:
+        """Keep a bitmap, dropping the least recently used ones past the limit."""
+        width, height = mask[0].size
+        cost = max(width * height, 1)
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = (mask, cost)
+            self.size += cost
+            while self.size > self.limit and self._kept:
+                _, (_, dropped) = self._kept.popitem(last=False)
+                self.size -= dropped
+
+
+_masks = _Masks(MASK_BYTES)
+
+
+class _Face(ImageFont.FreeTypeFont):
+    """The pictures' font, drawing each text bitmap once while it is kept (`_masks`)."""
+
+    def getmask2(self, text: str | bytes, mode: str = "", *args: Any, **kwargs: Any) -> Mask:
+        """Return the bitmap of a text, as Pillow draws it: kept, or drawn and kept."""
+        if mode == "RGBA":  # colour glyphs come back to be written on: never shared
+            return super().getmask2(text, mode, *args, **kwargs)
+        try:
+            key = (self.size, text, mode, args, tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            return super().getmask2(text, mode, *args, **kwargs)
+        found = _masks.get(key)
+        if found is None:
+            found = super().getmask2(text, mode, *args, **kwargs)
+            _masks.put(key, found)
+        return found
 
 
 @lru_cache(maxsize=1)
@@ -35,7 +97,7 @@ def font(size: int) -> Font:
     """Return the pictures' font at `size` pixels."""
     data = _font_bytes()
     if data is not None:
-        return ImageFont.truetype(BytesIO(data), size)
+        return _Face(BytesIO(data), size)
     fallback = ImageFont.load_default(size=size)
     if not isinstance(fallback, ImageFont.FreeTypeFont):
         raise RuntimeError("drawing pictures needs Pillow built with FreeType")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import io
 from collections.abc import Sequence
+from typing import Any
 
 import discord
 import pytest
-from PIL import Image, JpegImagePlugin
+from PIL import Image, ImageDraw, ImageFont, JpegImagePlugin
 
 from bot import i18n
 from bot.bench_pictures import big_hand, classic_three, schwechat_eight
@@ -331,3 +332,37 @@ def test_a_jpeg_keeps_full_colour_resolution_and_stays_small() -> None:
     assert image.mode == "RGB" and JpegImagePlugin.get_sampling(image) == 0
     assert image.size == drawn.size
     assert len(data) < COMMON_BYTES
+
+
+def test_a_text_is_rasterized_once_and_drawn_as_pillow_draws_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rasterized: list[str | bytes] = []
+    plain = ImageFont.FreeTypeFont.getmask2
+
+    def counted(self: ImageFont.FreeTypeFont, text: str | bytes, *args: Any, **kwargs: Any) -> Any:
+        rasterized.append(text)
+        return plain(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageFont.FreeTypeFont, "getmask2", counted)
+    text = "Jürgen Großmann-Übermeister (12 cards, seen once)"
+    felt, ink = (20, 90, 50), (250, 250, 250)
+
+    def draw(face: ImageFont.FreeTypeFont) -> bytes:
+        image = Image.new("RGB", (480, 40), felt)
+        ImageDraw.Draw(image).text((4.5, 20), text, font=face, fill=ink, anchor="lm")
+        return image.tobytes()
+
+    drawn = [draw(font(23)) for _ in range(3)]
+    assert rasterized.count(text) == 1
+    # The same text in the same font, straight from Pillow, every time.
+    pillow = ImageFont.truetype(io.BytesIO(fonts._font_bytes() or b""), 23)
+    assert drawn == [draw(pillow)] * 3
+
+
+def test_the_kept_text_bitmaps_stay_within_their_limit() -> None:
+    masks = fonts._Masks(limit=1000)
+    for index in range(50):
+        masks.put(("text", index), (Image.new("L", (10, 10)).im, (0, 0)))
+    assert masks.size <= 1000
+    assert masks.get(("text", 49)) is not None and masks.get(("text", 0)) is None

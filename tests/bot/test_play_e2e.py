@@ -1035,6 +1035,14 @@ async def test_a_table_whose_channel_is_gone_is_ended_quietly_at_start(
         async with connected_bot(sandbox, make_bot(tmp_path)) as first:
             table_id, _ = await open_table(driver, "ana", "general")
             await first.presenter.pacer.idle()
+
+            def posted() -> bool:
+                # The command is answered before the bot stores where its message is.
+                with sqlite3.connect(tmp_path / "bot.sqlite3") as db:
+                    query = "SELECT count(*) FROM message_refs WHERE table_id = ?"
+                    return bool(db.execute(query, (table_id,)).fetchone()[0])
+
+            await driver.wait_until(posted)
         with sqlite3.connect(tmp_path / "bot.sqlite3") as db:
             (text,) = db.execute("SELECT state FROM running_tables").fetchone()
             state = json.loads(text)

@@ -6,9 +6,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import discord
+import pytest
 
 from bot.pacing import Pacer
 from bot.presenter import Presenter, private_key
+from bot.rendering import render_table
 from bot.storage import MessageRef
 from engine.game import Game
 from engine.rules import make_rules
@@ -100,3 +102,46 @@ def test_pictures_are_left_out_where_the_bot_may_not_attach_files() -> None:
     assert presenter._shown(shown, in_channel=False).pictures  # a DM may always carry files
     allowed["value"] = True
     assert presenter._shown(shown).pictures
+
+
+async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    edits: list[dict[str, Any]] = []
+
+    class Message:
+        async def edit(self, **kwargs: Any) -> None:
+            edits.append(kwargs)
+
+    channel = SimpleNamespace(get_partial_message=lambda message_id: Message())
+    client = SimpleNamespace(
+        get_guild=lambda guild_id: None, get_partial_messageable=lambda _: channel
+    )
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    presenter = Presenter(client, Pacer(), settle=0, table_interval=0, sleep=no_wait)  # type: ignore[arg-type]
+    built: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return render_table(*args, **kwargs)
+
+    monkeypatch.setattr("bot.presenter.render_table", counted)
+    table = dealt()
+    table.pictures = False
+    presenter._state(snapshot(table)).message = MessageRef("ab12", 0, 2, 77, False)
+    assert await presenter._draw_table("ab12")
+    assert (len(built), len(edits)) == (1, 1)
+    # The same state again (a click answered, a restart's catch-up): nothing built or sent.
+    assert not await presenter._draw_table("ab12")
+    assert (len(built), len(edits)) == (1, 1)
+    # A move: drawn and sent.
+    game = table.game
+    assert game is not None
+    game.apply(game.legal_actions(0)[-1])
+    table.version += 1
+    presenter.tables["ab12"].latest = snapshot(table)
+    assert await presenter._draw_table("ab12")
+    assert (len(built), len(edits)) == (2, 2)

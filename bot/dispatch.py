@@ -1,0 +1,95 @@
+"""Clicks on our components go straight to their DynamicItem, without parsing the message.
+
+discord.py parses every component interaction's message in full (its embeds and
+components, into a `Message`) and then rebuilds the message's view (`View.from_message`)
+only to find the clicked item and swap our DynamicItem in. Our items read everything from
+the custom_id and the interaction's own data, and the bot reads only the message's id and
+whom it answered: so a click whose custom_id is one of ours is parsed without the message's
+embeds, attachments and components, and handed to the matching item's `from_custom_id`,
+`interaction_check` and `callback`. Any other interaction goes the usual way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import discord
+
+log = logging.getLogger(__name__)
+
+# Discord's interaction type of a component (a button or a menu) ...
+_COMPONENT = 3
+# ... and its component types that are buttons (the rest we draw are string menus).
+_BUTTON = 2
+
+Parse = Callable[[Any], None]
+Factory = type[discord.ui.DynamicItem[Any]]
+
+
+def light(data: dict[str, Any]) -> dict[str, Any]:
+    """Leave out of an interaction what the bot never reads: its message's content."""
+    message = data.get("message")
+    if not isinstance(message, dict):
+        return data
+    message = {**message, "embeds": [], "attachments": [], "components": []}
+    return {**data, "message": message}
+
+
+class ClickDispatch:
+    """The gateway's INTERACTION_CREATE parser for clicks on our DynamicItems."""
+
+    def __init__(self, state: Any, items: Sequence[Factory]) -> None:
+        self.state = state
+        self.items = tuple(items)
+        self._parse: Parse | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def install(self, parsers: dict[str, Parse]) -> None:
+        """Take over the parser of interactions (the others' stays for everything else)."""
+        self._parse = parsers["INTERACTION_CREATE"]
+        parsers["INTERACTION_CREATE"] = self.received
+
+    def match(self, custom_id: str) -> tuple[Factory, Any] | None:
+        """Find the item kind whose template a custom_id matches, and the match."""
+        for factory in self.items:
+            found = factory.__discord_ui_compiled_template__.fullmatch(custom_id)
+            if found is not None:
+                return factory, found
+        return None
+
+    def received(self, data: dict[str, Any]) -> None:
+        """Parse a click on one of ours lightly and run its item; pass anything else on."""
+        assert self._parse is not None
+        inner = data.get("data")
+        found = None
+        if data.get("type") == _COMPONENT and isinstance(inner, dict):
+            found = self.match(str(inner.get("custom_id", "")))
+        if found is None:
+            self._parse(data)
+            return
+        payload: Any = light(data)
+        interaction: discord.Interaction = discord.Interaction(data=payload, state=self.state)
+        factory, match = found
+        task = asyncio.get_running_loop().create_task(self.run(factory, interaction, match))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.state.dispatch("interaction", interaction)
+
+    async def run(self, factory: Factory, interaction: discord.Interaction, match: Any) -> None:
+        """Build the clicked item from its custom_id, check it, and run its callback."""
+        assert interaction.data is not None
+        custom_id = str(interaction.data.get("custom_id"))
+        base: discord.ui.Item[Any]
+        if interaction.data.get("component_type") == _BUTTON:
+            base = discord.ui.Button(custom_id=custom_id)
+        else:
+            base = discord.ui.Select(custom_id=custom_id)
+        try:
+            item = await factory.from_custom_id(interaction, base, match)
+            if await item.interaction_check(interaction):
+                await item.callback(interaction)
+        except Exception:
+            log.exception("a click on %s failed", factory.__name__)

@@ -1,0 +1,82 @@
+"""Clicks on our components reach their DynamicItem without discord.py parsing their message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+import pytest
+
+from bot.client import ShitheadBot
+from bot.dispatch import light
+from sandbox.driver import Driver
+from tests.bot.test_play_e2e import act, bot, driver, latest_dm, open_table, sandbox, table_of
+
+__all__ = ["bot", "driver", "sandbox"]
+
+
+def test_an_interaction_is_read_without_its_message_content() -> None:
+    embeds = [{"title": "Table ab12", "fields": [{"name": "Pile", "value": "7♠"}]}]
+    data: dict[str, Any] = {
+        "id": "1",
+        "type": 3,
+        "data": {"custom_id": "sh:ab12:3:play:0", "component_type": 2},
+        "message": {"id": "99", "embeds": embeds, "components": [{"type": 1}], "flags": 0},
+    }
+    trimmed = light(data)
+    empty: dict[str, list[Any]] = {"embeds": [], "attachments": [], "components": []}
+    assert trimmed["message"] == {"id": "99", "flags": 0, **empty}
+    assert trimmed["data"] == data["data"]
+    # The gateway's own payload is left as it came.
+    assert data["message"]["embeds"] == embeds
+
+
+async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed_embeds: list[int] = []
+
+    def no_view(*args: object, **kwargs: object) -> discord.ui.View:
+        raise AssertionError("View.from_message was called for one of our components")
+
+    original = discord.Interaction._from_data
+    embed_from_dict = discord.Embed.from_dict.__func__  # type: ignore[attr-defined]
+    read_back: list[int] = []
+
+    def read(cls: type[discord.Embed], data: Any) -> discord.Embed:
+        read_back.append(1)
+        return embed_from_dict(cls, data)  # type: ignore[no-any-return]
+
+    def counted(interaction: discord.Interaction, data: Any) -> None:
+        parsed_embeds.append(len(data.get("message", {}).get("embeds", [])))
+        original(interaction, data)
+
+    for name in ("ana", "ben"):
+        await driver.create_user(name)
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    started = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    assert started["status"] == "answered"
+    await bot.presenter.pacer.idle()  # the first DMs are sent (and read back: their ids)
+    monkeypatch.setattr(discord.ui.View, "from_message", classmethod(no_view))
+    monkeypatch.setattr(discord.Interaction, "_from_data", counted)
+    monkeypatch.setattr(discord.Embed, "from_dict", classmethod(read))
+    table = table_of(bot, table_id)
+    names = {0: "ana", 1: "ben"}
+    moves = 0
+    while moves < 6 and table.phase != "over":
+        game = table.game
+        assert game is not None
+        seat = next(s for s in game.to_act() if s in names)
+        message = await latest_dm(driver, names[seat], table, seat)
+        before = table.seats[seat].version
+        answer = await act(driver, names[seat], message)
+        assert answer["status"] == "answered", answer
+        assert table.seats[seat].version > before
+        moves += 1
+    # Each click (a menu and a button for a play) came with a message full of embeds: none
+    # of them was parsed.
+    assert len(parsed_embeds) >= moves and not any(parsed_embeds)
+    # The answers and the redraws (DMs and the table message, through tokens) read back
+    # no message from what Discord returned.
+    await bot.presenter.pacer.idle()
+    assert read_back == []
