@@ -66,6 +66,8 @@ class Pacer:
         self.sleep = sleep
         self._buckets: dict[Hashable, _Bucket] = {}
         self._retries: set[asyncio.Task[None]] = set()
+        # When each idle bucket with recent writes is dropped.
+        self._forgets: dict[Hashable, asyncio.TimerHandle] = {}
         # The newest job submitted for each (bucket, slot) whose work is not done yet.
         self._newest: dict[tuple[Hashable, Hashable], int] = {}
         self._numbers = 0
@@ -108,7 +110,25 @@ class Pacer:
                 self._done(bucket, slot, pending)
             if wrote:
                 state.writes.append(self.clock())
+        # A bucket keeps its writes until they leave the window: a burst right after this
+        # one must still count them.
+        if state.writes:
+            left = self.window - (self.clock() - state.writes[-1])
+            if left > 0:
+                loop = asyncio.get_running_loop()
+                old = self._forgets.pop(bucket, None)
+                if old is not None:
+                    old.cancel()
+                self._forgets[bucket] = loop.call_later(left, self._forget, bucket, state)
+                return
         if self._buckets.get(bucket) is state and not state.pending:
+            del self._buckets[bucket]
+
+    def _forget(self, bucket: Hashable, state: _Bucket) -> None:
+        """Drop a bucket left idle since its writes went out of the window."""
+        self._forgets.pop(bucket, None)
+        idle = not state.pending and (state.worker is None or state.worker.done())
+        if self._buckets.get(bucket) is state and idle:
             del self._buckets[bucket]
 
     def _done(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
@@ -147,6 +167,9 @@ class Pacer:
         """Cancel every queued job (and any a cancelled job queued meanwhile)."""
         for task in list(self._retries):
             task.cancel()
+        for handle in self._forgets.values():
+            handle.cancel()
+        self._forgets.clear()
         self._newest.clear()
         while self._buckets:
             buckets = list(self._buckets.values())

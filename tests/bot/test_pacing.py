@@ -61,3 +61,34 @@ async def test_a_refused_write_is_not_tried_again_once_a_newer_one_took_its_slot
     release.set()
     await pacer.idle()
     assert runs == ["old", "new"]
+
+
+async def test_a_burst_after_an_idle_moment_still_counts_the_writes_in_the_window() -> None:
+    loop = asyncio.get_running_loop()
+    pacer = Pacer(limit=2, window=0.3)
+    times: list[float] = []
+
+    async def write() -> bool:
+        times.append(loop.time())
+        return True
+
+    pacer.submit("ch", "a", write)
+    pacer.submit("ch", "b", write)
+    await pacer.idle()
+    # The bucket went idle; a third write within the window must wait for the first to age.
+    pacer.submit("ch", "c", write)
+    await pacer.idle()
+    assert len(times) == 3
+    assert times[2] - times[0] >= 0.3 - 0.02
+    await asyncio.sleep(0.35)
+    assert not pacer._buckets
+
+
+async def test_an_idle_bucket_is_dropped_once_its_writes_leave_the_window() -> None:
+    pacer = Pacer(limit=5, window=0.1)
+    pacer.submit("ch", "a", recorder([], "a"))
+    await pacer.idle()
+    assert "ch" in pacer._buckets
+    await asyncio.sleep(0.15)
+    assert "ch" not in pacer._buckets
+    await pacer.close()
