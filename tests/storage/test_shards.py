@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.postgres import Cluster
 from bot.database import DatabaseUrl, StorageError, shard_of
 from bot.settings import SettingsError, get_settings, parse_shard_ids
 from bot.storage import Storage, StoredTable
 from bot.table_store import StorageTableStore
 from tables.service import TableService
 from tests.bot.test_table_store import playing, soon
-from tests.postgres import Cluster
 from tests.tables.conftest import TIMING, FakeClock, Recorder
 
 PG = "postgresql://bot@db/shithead"

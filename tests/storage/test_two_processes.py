@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from bench.postgres import Cluster
 from bot.client import ShardedShitheadBot, ShitheadBot, Tuning, make_bot
 from bot.database import shard_of
 from bot.settings import get_settings
@@ -23,7 +24,6 @@ from tests.bot.test_play_e2e import (
     play_out,
     table_of,
 )
-from tests.postgres import Cluster
 
 NAMES = {0: "ana", 1: "ben", 2: "cid"}
 
