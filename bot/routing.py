@@ -7,6 +7,8 @@ whole interaction through PostgreSQL (`NOTIFY shithead_shard_<n>`) and leaves it
 owner, listening on its shards' channels, handles it as if its own gateway had brought it:
 it answers the interaction (any process may, with its token, within Discord's 3 s) and
 applies the move under the table's lock, so a table's actions stay in one process, in order.
+A table's clicks are sent on in the order they came; different tables' clicks go at once,
+and a table's server is looked up once (a table never changes servers).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ log = logging.getLogger(__name__)
 # Discord's interaction types: a component (a button or a menu).
 _COMPONENT = 3
 Parse = Callable[[Any], None]
+# How many tables' servers are remembered (the oldest looked up is forgotten first).
+KNOWN_TABLES = 10_000
 
 
 def channel(shard: int) -> str:
@@ -63,9 +67,9 @@ class ClickRouter:
         self.shards = frozenset(shards)
         self.shard_count = shard_count
         self._parse: Parse | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-        # Clicks are sent on in the order they came (asyncio's lock is first come, first served).
-        self._order = asyncio.Lock()
+        # The latest click being sent on for each table: the next one on it waits for it.
+        self._latest: dict[str, asyncio.Task[None]] = {}
+        self._guilds: dict[str, int] = {}  # table id -> its server, as stored
 
     async def install(self, parsers: dict[str, Parse]) -> None:
         """Route the gateway's interactions through us, and listen on our shards' channels."""
@@ -83,25 +87,45 @@ class ClickRouter:
         if table_id is None or self.tables.find(table_id) is not None:
             self._parse(data)
             return
-        task = asyncio.get_running_loop().create_task(self._route(table_id, data))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        before = self._latest.get(table_id)
+        task = asyncio.get_running_loop().create_task(self._route(table_id, data, before))
+        self._latest[table_id] = task
+        task.add_done_callback(lambda done: self._done(table_id, done))
 
-    async def _route(self, table_id: str, data: dict[str, Any]) -> None:
+    def _done(self, table_id: str, task: asyncio.Task[None]) -> None:
+        """Forget a table's latest click once it is sent on (unless another came after it)."""
+        if self._latest.get(table_id) is task:
+            del self._latest[table_id]
+
+    async def _guild(self, table_id: str) -> int | None:
+        """Say which server a table is in, from memory or the database (None: not stored)."""
+        guild = self._guilds.get(table_id)
+        if guild is None:
+            guild = await self.storage.table_guild(table_id)
+            if guild is not None:
+                if len(self._guilds) >= KNOWN_TABLES:
+                    del self._guilds[next(iter(self._guilds))]
+                self._guilds[table_id] = guild
+        return guild
+
+    async def _route(
+        self, table_id: str, data: dict[str, Any], before: asyncio.Task[None] | None
+    ) -> None:
         """Send a click to its table's owner; one of no other process's table stays here."""
         assert self._parse is not None
-        async with self._order:
-            guild = await self.storage.table_guild(table_id)
-            shard = None if guild is None else shard_of(guild, self.shard_count)
-            if shard is None or shard in self.shards:
-                self._parse(data)  # ours, or no one's: answered here ("not available any more")
-                return
-            try:
-                await self.database.notify(channel(shard), forwarded(data))
-            except StorageError:
-                log.warning("could not send a click on table %s on", table_id, exc_info=True)
-                self._parse(data)
-                return
+        if before is not None:
+            await asyncio.wait([before])  # the table's earlier click goes first
+        guild = await self._guild(table_id)
+        shard = None if guild is None else shard_of(guild, self.shard_count)
+        if shard is None or shard in self.shards:
+            self._parse(data)  # ours, or no one's: answered here ("not available any more")
+            return
+        try:
+            await self.database.notify(channel(shard), forwarded(data))
+        except StorageError:
+            log.warning("could not send a click on table %s on", table_id, exc_info=True)
+            self._parse(data)
+            return
         log.debug("click on table %s sent to shard %d's process", table_id, shard)
 
     def heard(self, payload: str) -> None:
