@@ -10,7 +10,8 @@ servers (two a shard by default; server g is on shard g mod the shard count, tab
 server t mod the servers). Members click from their DMs, which Discord sends on shard 0:
 a click on another process's table goes to it through the database (`bot.routing`).
 Besides bench.load's figures it prints each process's CPU per move and peak RSS, the
-PostgreSQL server's CPU per move, and how many DM clicks were sent on to another process.
+PostgreSQL server's CPU per move, and the DM clicks answered where they came in and those
+sent on to another process, with their answer times.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from bench.harness import (
     JSON,
     Bench,
     Options,
+    answers,
     bench_sandbox,
     bot_process,
     cpu_seconds,
@@ -38,6 +40,7 @@ from bench.harness import (
     report,
     run,
     seat,
+    spread,
 )
 from bench.load import DEFAULTS
 from bench.postgres import MISSING, Cluster, server_binaries
@@ -138,18 +141,23 @@ class ServerCpu:
 
 def dm_clicks(
     bench: Bench, interactions: Sequence[Interaction], guild_of: dict[str, int], layout: Layout
-) -> tuple[int, int]:
-    """Count the DM clicks on the bench's tables, and those on another process's table."""
-    clicks = sent_on = 0
+) -> dict[str, list[Interaction]]:
+    """Sort the DM clicks on the bench's tables: on shard 0's process's own, or sent on."""
+    clicks: dict[str, list[Interaction]] = {"own": [], "sent_on": []}
     for interaction in interactions:
         table_id = table_of(str(interaction.data.get("custom_id", "")))
         names = None if table_id is None else bench.stats.opened.get(table_id)
         if interaction.guild_id is not None or names is None:
             continue
-        clicks += 1
         shard = shard_of(guild_of[names[0]], layout.shard_count)
-        sent_on += layout.process_of(shard) != 0
-    return clicks, sent_on
+        clicks["sent_on" if layout.process_of(shard) else "own"].append(interaction)
+    return clicks
+
+
+def timed(clicks: list[Interaction], deadline: float) -> JSON:
+    """Count some clicks, time their answers, count those that expired."""
+    times, expired = answers(clicks, deadline)
+    return {"count": len(clicks), "answer_ms": spread(times), "expired": expired["total"]}
 
 
 async def measure(options: Options, layout: Layout) -> JSON:
@@ -192,14 +200,15 @@ async def measure(options: Options, layout: Layout) -> JSON:
     guild_of = {
         name: guilds[i % len(guilds)] for i, (_, names) in enumerate(seating) for name in names
     }
-    clicks, sent_on = dm_clicks(bench, measured.interactions, guild_of, layout)
+    clicks = dm_clicks(bench, measured.interactions, guild_of, layout)
     figures["cluster"] = {
         "processes": layout.processes,
         "shards_per_process": layout.shards,
         "shard_count": layout.shard_count,
         "servers": layout.servers,
-        "dm_clicks": clicks,
-        "dm_clicks_sent_on": sent_on,
+        # DM clicks on tables of shard 0's process, answered where they came in, and on the
+        # other processes' tables, sent on to them.
+        "dm_clicks": {where: timed(group, measured.deadline) for where, group in clicks.items()},
         "postgres_cpu_seconds": round(server.used, 3),
         "postgres_cpu_ms_per_move": per_move(server.used * 1000, figures["human_moves"]),
     }
@@ -213,8 +222,14 @@ def describe_cluster(figures: JSON) -> list[str]:
         f"cluster: {cluster['processes']} bot processes x {cluster['shards_per_process']} shards "
         f"on PostgreSQL, tables spread over {cluster['servers']} servers",
         *describe(figures),
-        f"DM clicks on tables: {cluster['dm_clicks']}, of which {cluster['dm_clicks_sent_on']} "
-        "were sent on to another process (shard 0's process receives them all)",
+        *(
+            f"DM clicks {what}: {group['count']}, answer p50 {group['answer_ms']['p50']} ms, "
+            f"p99 {group['answer_ms']['p99']} ms, {group['expired']} expired"
+            for what, group in (
+                ("on shard 0's process's own tables", cluster["dm_clicks"]["own"]),
+                ("sent on to another process", cluster["dm_clicks"]["sent_on"]),
+            )
+        ),
         f"PostgreSQL server CPU: {cluster['postgres_cpu_ms_per_move']} ms per human move "
         f"({cluster['postgres_cpu_seconds']} s, its processes read every "
         f"{SERVER_SAMPLE_SECONDS:.0f} s over the whole run, start-up included)",

@@ -47,7 +47,9 @@ def test_a_short_cluster_run_finishes_every_game_and_reports_each_process(
     assert (cluster["processes"], cluster["shard_count"], cluster["servers"]) == (2, 2, 4)
     # Table 1 is on shard 0, whose process gets the DMs; table 2 on shard 1, the other
     # process's: its members' clicks were sent on to it.
-    assert 0 < cluster["dm_clicks_sent_on"] < cluster["dm_clicks"]
+    own, sent_on = cluster["dm_clicks"]["own"], cluster["dm_clicks"]["sent_on"]
+    assert own["count"] > 0 and sent_on["count"] > 0
+    assert sent_on["answer_ms"]["count"] == sent_on["count"] and sent_on["expired"] == 0
     assert cluster["postgres_cpu_seconds"] > 0
     processes = figures["bot_processes"]
     assert len(processes) == 2
