@@ -397,6 +397,9 @@ class PostgresDatabase(Database):
         # The server process of the held connection, and the shard count claimed with it.
         self._holder: tuple[int, int] | None = None
         self._listeners: list[tuple[str, Callable[..., None]]] = []
+        # Notifications go out on the held connection, one at a time, not behind the pool's
+        # transactions.
+        self._notifying = asyncio.Lock()
 
     @classmethod
     async def open(
@@ -513,8 +516,12 @@ class PostgresDatabase(Database):
     async def notify(self, channel: str, payload: str) -> None:
         """Send a notification to the processes listening on a channel (once to each)."""
         try:
-            await self._pool.execute("SELECT pg_notify($1, $2)", channel, payload)
-        except asyncpg.PostgresError as exc:  # a payload over 8,000 bytes, say
+            if self._held is None:
+                await self._pool.execute("SELECT pg_notify($1, $2)", channel, payload)
+            else:
+                async with self._notifying:
+                    await self._held.execute("SELECT pg_notify($1, $2)", channel, payload)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # too long; connection lost
             raise StorageError(f"cannot notify {channel}: {exc}") from exc
 
     async def listen(self, channel: str, heard: Callable[[str], None]) -> None:
