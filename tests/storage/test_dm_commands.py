@@ -85,6 +85,11 @@ async def test_every_subcommand_typed_in_a_dm_is_answered_alike_by_either_owner(
             assert started["status"] == "answered", started
         assert first.tables.find(away) is None and owner.tables.find(home) is None
         tables = {away: table_of(owner, away), home: table_of(first, home)}
+        synced = driver.world.find_command("shithead", None)
+        assert synced is not None
+        assert sorted(o["name"] for o in synced.payload["options"]) == sorted(
+            name for name, _ in SUBCOMMANDS
+        )
         before = {table_id: table.to_json() for table_id, table in tables.items()}
         for subcommand, options in SUBCOMMANDS:
             ours = await answer(driver, "dan", subcommand, options)
