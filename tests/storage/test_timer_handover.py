@@ -10,6 +10,7 @@ refused (it no longer holds the shard) and undone.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -95,10 +96,22 @@ async def handled_once(run: World, owner: ShitheadBot, table_id: str, turn: int)
     assert timeouts(table) == [turn] and table.seats[turn].timeouts == 1
     assert table.game is not None and table.game.turn != turn  # the bot played for them
     await owner.presenter.pacer.idle()
-    saved = await stored(run.storage, table_id)
-    assert saved is not None and timeouts(saved) == [turn] and saved.version == table.version
-    shown = next(m for m in run.driver.messages(run.channel) if m["components"])
-    assert "ran out of time" in str(shown["embeds"])
+    # Stored as it is in memory (the write follows the change).
+    async with asyncio.timeout(10):
+        while (saved := await stored(run.storage, table_id)) is None or (
+            saved.version != table.version
+        ):
+            await asyncio.sleep(0.05)
+    assert timeouts(saved) == [turn]
+    # The table message shows it (a redraw waits a moment for more changes, so wait for it).
+    await run.driver.wait_until(
+        lambda: any(
+            "ran out of time" in str(m["embeds"])
+            for m in run.driver.messages(run.channel)
+            if m["components"]
+        ),
+        timeout=10,
+    )
     return table
 
 
