@@ -141,11 +141,14 @@ async def test_a_process_that_lost_its_shards_does_not_fire_the_timer_too(
         table_id, turn = await pending_turn(run, a)
         stale = table_of(a, table_id)
         # The server loses A's held connection: A runs on, its timer armed, its shards free.
-        async with run.storage.database.transaction() as db:
-            await db.fetch(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
-                "AND objsubid = 2 AND granted AND pid <> pg_backend_pid()"
-            )
+        held = (
+            "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted "
+            "AND pid <> pg_backend_pid()"
+        )
+        await run.storage.database.fetch(f"SELECT pg_terminate_backend(pid) {held}")
+        async with asyncio.timeout(10):  # the server ends A's backend a moment later
+            while await run.storage.database.fetch(f"SELECT 1 {held}"):
+                await asyncio.sleep(0.05)
         with caplog.at_level(logging.ERROR, logger="tables.service"):
             async with connected_bot(run.sandbox, run.bot("1")) as b:
                 table = await handled_once(run, b, table_id, turn)
