@@ -513,16 +513,18 @@ class PostgresDatabase(Database):
                     "process shards of its own (SHARD_IDS), or stop the other one first."
                 )
 
-    async def notify(self, channel: str, payload: str) -> None:
-        """Send a notification to the processes listening on a channel (once to each)."""
+    async def notify(self, notes: Sequence[tuple[str, str]]) -> None:
+        """Send notifications (channel, payload) to the processes listening, in one round trip."""
+        channels, payloads = [note[0] for note in notes], [note[1] for note in notes]
+        sql = "SELECT pg_notify(c, p) FROM unnest($1::TEXT[], $2::TEXT[]) AS notes (c, p)"
         try:
             if self._held is None:
-                await self._pool.execute("SELECT pg_notify($1, $2)", channel, payload)
+                await self._pool.execute(sql, channels, payloads)
             else:
                 async with self._notifying:
-                    await self._held.execute("SELECT pg_notify($1, $2)", channel, payload)
+                    await self._held.execute(sql, channels, payloads)
         except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # too long; connection lost
-            raise StorageError(f"cannot notify {channel}: {exc}") from exc
+            raise StorageError(f"cannot notify {sorted(set(channels))}: {exc}") from exc
 
     async def listen(self, channel: str, heard: Callable[[str], None]) -> None:
         """Hear a channel's notifications on the claimed connection, while this process runs."""

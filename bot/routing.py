@@ -7,8 +7,9 @@ whole interaction through PostgreSQL (`NOTIFY shithead_shard_<n>`) and leaves it
 owner, listening on its shards' channels, handles it as if its own gateway had brought it:
 it answers the interaction (any process may, with its token, within Discord's 3 s) and
 applies the move under the table's lock, so a table's actions stay in one process, in order.
-A table's clicks are sent on in the order they came; different tables' clicks go at once,
-and a table's server is looked up once (a table never changes servers).
+A table's clicks are sent on in the order they came, different tables' at once: the clicks
+waiting to be sent go in one round trip to the database; a table's server is looked up once
+(a table never changes servers).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _COMPONENT = 3
 Parse = Callable[[Any], None]
 # How many tables' servers are remembered (the oldest looked up is forgotten first).
 KNOWN_TABLES = 10_000
+# PostgreSQL refuses a notification's payload of this many bytes or more.
+PAYLOAD_LIMIT = 8000
 
 
 def channel(shard: int) -> str:
@@ -70,6 +73,9 @@ class ClickRouter:
         # The latest click being sent on for each table: the next one on it waits for it.
         self._latest: dict[str, asyncio.Task[None]] = {}
         self._guilds: dict[str, int] = {}  # table id -> its server, as stored
+        # Clicks waiting to be sent on (channel, payload, when sent), and the task sending them.
+        self._outbox: list[tuple[str, str, asyncio.Future[None]]] = []
+        self._sender: asyncio.Task[None] | None = None
 
     async def install(self, parsers: dict[str, Parse]) -> None:
         """Route the gateway's interactions through us, and listen on our shards' channels."""
@@ -121,12 +127,38 @@ class ClickRouter:
             self._parse(data)  # ours, or no one's: answered here ("not available any more")
             return
         try:
-            await self.database.notify(channel(shard), forwarded(data))
+            await self._send_on(shard, forwarded(data))
         except StorageError:
             log.warning("could not send a click on table %s on", table_id, exc_info=True)
             self._parse(data)
             return
         log.debug("click on table %s sent to shard %d's process", table_id, shard)
+
+    async def _send_on(self, shard: int, payload: str) -> None:
+        """Send a click to a shard's process, with the other clicks waiting, in one round trip."""
+        if len(payload.encode()) >= PAYLOAD_LIMIT:
+            raise StorageError(f"a click of {len(payload.encode())} bytes is too long to send on")
+        loop = asyncio.get_running_loop()
+        sent: asyncio.Future[None] = loop.create_future()
+        self._outbox.append((channel(shard), payload, sent))
+        if self._sender is None or self._sender.done():
+            self._sender = loop.create_task(self._send())
+        await sent
+
+    async def _send(self) -> None:
+        """Send the waiting clicks, all of them a round trip, until none waits."""
+        while self._outbox:
+            batch, self._outbox = self._outbox, []
+            try:
+                await self.database.notify([(name, payload) for name, payload, _ in batch])
+            except StorageError as error:
+                for *_, sent in batch:
+                    if not sent.done():  # its click's task may have been cancelled
+                        sent.set_exception(error)
+            else:
+                for *_, sent in batch:
+                    if not sent.done():
+                        sent.set_result(None)
 
     def heard(self, payload: str) -> None:
         """Handle an interaction another process sent us as if our gateway had brought it."""
