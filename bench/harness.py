@@ -12,9 +12,10 @@ also times itself (how late clicks go out, how late its event loop wakes, its CP
 reader can tell whether the figures are about the bot or about the bench. Human-readable
 figures come first; the last line printed is one JSON object.
 
-`python -m bench.harness --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE` is the
-child: the bot (PACE `default`, or `quick` for tests), connected to a running sandbox
-until its stdin closes.
+`python -m bench.harness --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE
+[SHARD_COUNT SHARD_IDS]` is the child: the bot (PACE `default`, or `quick` for tests) on
+DATABASE (an SQLite file's path, or a database URL), running the shards named (all when
+left out), connected to a running sandbox until its stdin closes.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,7 @@ QUICK_TUNING: dict[str, Any] = {
     "writes_per_window": 1000,
     "settle_seconds": 0.005,
     "table_interval": 0.01,
+    "identify_gap": 0.01,
 }
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
 # `--quick`: computer players move almost at once (the default waits 1.2 s, like people).
@@ -136,6 +138,7 @@ REPORT_KEYS = (
     "bot_cpu_ms_per_move",
     "cpu_source",
     "bot_peak_rss_mb",
+    "bot_processes",
     "bench_process_cpu_seconds",
     "driver",
     "machine",
@@ -148,8 +151,8 @@ REPORT_KEYS = (
 
 def bot_main(argv: list[str]) -> None:
     """Run the bot against a running sandbox until stdin closes (the bench's child)."""
-    api_base, gateway_url, token, database, seed, pace = argv
-    from bot.client import ShitheadBot, Tuning, use_discord_at
+    api_base, gateway_url, token, database, seed, pace, *shards = argv
+    from bot.client import Tuning, make_bot, use_discord_at
     from bot.settings import get_settings
 
     logging.basicConfig(
@@ -172,10 +175,12 @@ def bot_main(argv: list[str]) -> None:
         move_workers=int(workers) if workers else None,
         **quick,
     )
+    where = {"database_url": database} if "://" in database else {"database_path": Path(database)}
+    sharding = dict(zip(("shard_count", "shard_ids"), shards, strict=False))
     settings = get_settings(
-        database_path=Path(database), discord_token=None, command_name=COMMAND, dev_guild_id=None
+        **where, **sharding, discord_token=None, command_name=COMMAND, dev_guild_id=None
     )
-    bot = ShitheadBot(settings, tuning)
+    bot = make_bot(settings, tuning)
     # Only start-up waits on this (discord.py's default is 2 s after the last guild).
     bot._connection.guild_ready_timeout = TEST_GUILD_READY_TIMEOUT
 
@@ -214,14 +219,19 @@ def peak_rss_mb(pid: int) -> float | None:
 @contextlib.asynccontextmanager
 async def bot_process(
     sandbox: Sandbox,
-    database: Path,
+    database: Path | str,
     seed: int,
     log_path: Path,
     *,
     quick: bool = False,
+    shards: tuple[int, str] | None = None,
     move_workers: int | None = None,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    """Run the bot in a child process connected to the sandbox; stop it after the block."""
+    """Run the bot in a child process connected to the sandbox; stop it after the block.
+
+    `shards` is the shard count and the shards this process runs (`0-1`); all when None.
+    `move_workers` sizes its move pool (None: to the machine).
+    """
     env = dict(os.environ)
     if move_workers is not None:
         env["BENCH_MOVE_WORKERS"] = str(move_workers)
@@ -241,6 +251,7 @@ async def bot_process(
             str(database),
             str(seed),
             "quick" if quick else "default",
+            *([] if shards is None else [str(shards[0]), shards[1]]),
             cwd=ROOT,
             env=env,
             stdin=asyncio.subprocess.PIPE,
@@ -902,38 +913,25 @@ class Measured:
     unfinished: JSON
     table_errors: list[str]
     log_problems: list[str]
+    # Each bot process's CPU seconds and peak RSS (MB), in the order they were started.
+    processes: list[tuple[float | None, float | None]]
 
 
-async def run_bench(options: Options) -> JSON:
-    """Play the tables through a sandbox against the bot in a child process; return the figures."""
-    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        log_path = options.bot_log or Path(tmp) / "bot.log"
-        # Discord's default rate limits, unless quick.
-        limits = QUICK_RATE_LIMITS if options.quick else DEFAULT_RATE_LIMITS
-        sandbox = Sandbox(host="127.0.0.1", port=0, rate_limits=limits)
-        await sandbox.start()
-        try:
-            bench, measured = await _bench(sandbox, options, Path(tmp), log_path)
-        finally:
-            await sandbox.stop()
-    return report(options, bench.stats, measured)
+@contextlib.asynccontextmanager
+async def bench_sandbox(options: Options) -> AsyncIterator[Sandbox]:
+    """Run a sandbox with Discord's default rate limits (none when quick) for the block."""
+    limits = QUICK_RATE_LIMITS if options.quick else DEFAULT_RATE_LIMITS
+    sandbox = Sandbox(host="127.0.0.1", port=0, rate_limits=limits)
+    await sandbox.start()
+    try:
+        yield sandbox
+    finally:
+        await sandbox.stop()
 
 
-async def turn_pictures_off(driver: Driver) -> None:
-    """Have a moderator turn the server's pictures house rule off."""
-    await driver.create_user("bench-moderator", moderator=True)
-    option = {"option": "pictures", "value": "false"}
-    result = await driver.command("bench-moderator", "general", "houserules set", option)
-    if result.get("status") != "answered":
-        raise RuntimeError(f"the bot did not turn pictures off: {result}")
-
-
-async def _bench(
-    sandbox: Sandbox, options: Options, tmp: Path, log_path: Path
-) -> tuple[Bench, Measured]:
-    """Create the members and channels, start the bot, play every table, measure."""
-    driver = sandbox.driver
-    bench = Bench(
+def new_bench(sandbox: Sandbox, options: Options) -> Bench:
+    """Make the bench's members for these options (their pace, preset and computers)."""
+    return Bench(
         sandbox,
         seed=options.seed,
         think=options.think,
@@ -941,34 +939,83 @@ async def _bench(
         computers=options.computers,
         level=options.level,
     )
-    seating: list[tuple[str, list[str]]] = []
+
+
+async def run_bench(options: Options) -> JSON:
+    """Play the tables through a sandbox against the bot in a child process; return the figures."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        log_path = options.bot_log or Path(tmp) / "bot.log"
+        async with bench_sandbox(options) as sandbox:
+            bench = new_bench(sandbox, options)
+            seating = await seat(bench, options)
+            bot = bot_process(
+                sandbox,
+                Path(tmp) / "bot.sqlite3",
+                options.seed,
+                log_path,
+                quick=options.quick,
+                move_workers=options.move_workers,
+            )
+            measured = await play(bench, options, seating, [bot], log_path)
+    return report(options, bench.stats, measured)
+
+
+async def turn_pictures_off(driver: Driver, guild: int | None = None) -> None:
+    """Have a moderator turn a server's (the default one's) pictures house rule off."""
+    world = driver.world
+    target = driver.guild if guild is None else world.guilds[guild]
+    general = next(c for c in target.channel_ids if world.channels[c].name == "general")
+    moderator = f"bench-moderator-{target.id}"
+    await driver.create_user(moderator, moderator=True, guild=str(target.id))
+    option = {"option": "pictures", "value": "false"}
+    result = await driver.command(moderator, str(general), "houserules set", option)
+    if result.get("status") != "answered":
+        raise RuntimeError(f"the bot did not turn pictures off: {result}")
+
+
+Seating = list[tuple[str, list[str]]]  # each table's channel and members
+
+
+async def seat(bench: Bench, options: Options, guilds: Sequence[int | None] = (None,)) -> Seating:
+    """Create each table's channel and members; table t is in guild t mod len(guilds)."""
+    driver = bench.driver
+    seating: Seating = []
     for t in range(1, options.tables + 1):
-        channel = (await driver.create_channel(f"bench-{t}"))["name"]
+        guild = guilds[(t - 1) % len(guilds)]
+        where = None if guild is None else str(guild)
+        channel = (await driver.create_channel(f"bench-{t}", guild=where))["name"]
         names = [f"t{t}p{h}" for h in range(1, options.humans + 1)]
         for name in names:
-            bench.user_ids[name] = int((await driver.create_user(name))["id"])
+            bench.user_ids[name] = int((await driver.create_user(name, guild=where))["id"])
         seating.append((channel, names))
+    return seating
+
+
+async def play(
+    bench: Bench,
+    options: Options,
+    seating: Seating,
+    bots: Sequence[contextlib.AbstractAsyncContextManager[asyncio.subprocess.Process]],
+    log_path: Path,
+    guilds: Sequence[int | None] = (None,),
+) -> Measured:
+    """Start the bot processes, play every table, measure; the processes stop at the end."""
+    driver = bench.driver
     children_before = _children_cpu()
     table_errors: list[str] = []
-    database = tmp / "bot.sqlite3"
-    async with bot_process(
-        sandbox,
-        database,
-        options.seed,
-        log_path,
-        quick=options.quick,
-        move_workers=options.move_workers,
-    ) as process:
+    async with contextlib.AsyncExitStack() as stack:
+        processes = [await stack.enter_async_context(bot) for bot in bots]
         try:
             await driver.wait_ready(timeout=60)
         except TimeoutError:
             tail = log_path.read_text(errors="replace")[-4000:]
             raise RuntimeError(f"the bot did not connect to the sandbox:\n{tail}") from None
         if not options.pictures:
-            await turn_pictures_off(driver)
+            for guild in guilds:
+                await turn_pictures_off(driver, guild)
         since = len(driver.world.log)
         before = set(driver.world.interactions)
-        cpu_start = cpu_seconds(process.pid)
+        cpu_start = [cpu_seconds(process.pid) for process in processes]
         load_start = os.getloadavg()
         bench_cpu = time.process_time()
         helpers = [asyncio.create_task(bench.board.run()), asyncio.create_task(bench.watch_loop())]
@@ -994,8 +1041,8 @@ async def _bench(
         played = time.perf_counter() - started
         await quiet(driver, options.quiet_seconds, limit=60.0)
         wall = time.perf_counter() - started
-        cpu_end = cpu_seconds(process.pid)
-        bot_rss = peak_rss_mb(process.pid)
+        cpu_end = [cpu_seconds(process.pid) for process in processes]
+        rss = [peak_rss_mb(process.pid) for process in processes]
         bench_cpu = time.process_time() - bench_cpu
         load_end = os.getloadavg()
         for helper in helpers:
@@ -1008,13 +1055,22 @@ async def _bench(
         log = driver.log(since)
         dm_channels = {c.id for c in world.channels.values() if c.type == DM}
         tokens = {i.token: i.channel_id for i in world.interactions.values()}
-    if cpu_start is not None and cpu_end is not None:
-        bot_cpu = cpu_end - cpu_start
-        source = f"/proc/{process.pid}/stat utime+stime of the bot's own process, ready to end"
+    used = [
+        None if start is None or end is None else end - start
+        for start, end in zip(cpu_start, cpu_end, strict=True)
+    ]
+    known = [seconds for seconds in used if seconds is not None]
+    if len(known) == len(used):
+        bot_cpu = sum(known)
+        pids = ", ".join(str(process.pid) for process in processes)
+        source = f"/proc/{pids}/stat utime+stime of the bot's own process, ready to end"
+        if len(processes) > 1:
+            source = f"/proc/{{{pids}}}/stat utime+stime of the bot's processes, summed"
     else:
         bot_cpu = _children_cpu() - children_before
         source = "getrusage(RUSAGE_CHILDREN) of the bot's process, whole life (start-up too)"
-    return bench, Measured(
+    peaks = [mb for mb in rss if mb is not None]
+    return Measured(
         log=log,
         dm_channels=dm_channels,
         tokens=tokens,
@@ -1024,13 +1080,15 @@ async def _bench(
         wall=wall,
         bot_cpu=bot_cpu,
         cpu_source=source,
-        bot_rss_mb=bot_rss,
+        # With several processes, the sum of their peaks.
+        bot_rss_mb=round(sum(peaks), 1) if peaks and len(peaks) == len(rss) else None,
         bench_cpu=bench_cpu,
         board_busy=bench.board.busy,
         loadavg=(load_start, load_end),
         unfinished=unfinished,
         table_errors=table_errors,
         log_problems=log_problems(log_path),
+        processes=list(zip(used, rss, strict=True)),
     )
 
 
@@ -1103,6 +1161,15 @@ def report(options: Options, stats: Stats, measured: Measured) -> JSON:
         "bot_cpu_ms_per_move": per_move(measured.bot_cpu * 1000, moves),
         "cpu_source": measured.cpu_source,
         "bot_peak_rss_mb": measured.bot_rss_mb,
+        # Each bot process's share, in the order they were started (one without shards).
+        "bot_processes": [
+            {
+                "cpu_seconds": rounded(cpu, 3),
+                "cpu_ms_per_move": None if cpu is None else per_move(cpu * 1000, moves),
+                "peak_rss_mb": rss,
+            }
+            for cpu, rss in measured.processes
+        ],
         "bench_process_cpu_seconds": round(measured.bench_cpu, 3),
         # The bench's own process (sandbox and members): whether it kept to its schedule.
         "driver": {
@@ -1175,7 +1242,16 @@ def describe(figures: JSON) -> list[str]:
         f"next turn shown after a move: p50 {handoff['p50']} ms, p99 {handoff['p99']} ms",
         f"bot CPU: {figures['bot_cpu_ms_per_move']} ms per human move "
         f"({figures['bot_cpu_seconds']} s; {figures['cpu_source']})",
-        f"bot peak RSS (VmHWM): {figures['bot_peak_rss_mb']} MB",
+        f"bot peak RSS (VmHWM): {figures['bot_peak_rss_mb']} MB"
+        + (" (the processes' peaks added up)" if len(figures["bot_processes"]) > 1 else ""),
+    ]
+    if len(figures["bot_processes"]) > 1:
+        lines += [
+            f"  bot process {n}: {share['cpu_ms_per_move']} ms CPU per human move "
+            f"({share['cpu_seconds']} s), peak RSS {share['peak_rss_mb']} MB"
+            for n, share in enumerate(figures["bot_processes"], 1)
+        ]
+    lines += [
         f"bench process (sandbox + members): {figures['bench_process_cpu_seconds']} s CPU, "
         f"{driver['cpu_share_of_a_core']:.0%} of one core, {driver['board_scan_seconds']} s "
         f"scanning the world; clicks late by p50 {driver['click_lag_ms']['p50']} ms, "
@@ -1279,10 +1355,14 @@ def parse_options(argv: list[str], *, prog: str, description: str, defaults: Opt
     )
 
 
-def run(options: Options) -> int:
-    """Run a bench and print its figures; 0 when every game finished."""
-    figures = asyncio.run(run_bench(options))
-    for line in describe(figures):
+def run(
+    options: Options,
+    measure: Callable[[], Coroutine[Any, Any, JSON]] | None = None,
+    say: Callable[[JSON], list[str]] = describe,
+) -> int:
+    """Run a bench (`run_bench` unless told) and print its figures; 0 when every game finished."""
+    figures = asyncio.run(run_bench(options) if measure is None else measure())
+    for line in say(figures):
         print(line)
     print(json.dumps(figures, ensure_ascii=False), flush=True)
     return 0 if figures["games_finished"] == options.tables else 1

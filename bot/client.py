@@ -23,6 +23,7 @@ from bot.presenter import Presenter
 from bot.rating_store import RatingStore
 from bot.routing import ClickRouter
 from bot.settings import Settings
+from bot.shard_refs import ShardMessageRefs
 from bot.storage import Storage
 from bot.table_store import StorageTableStore
 from bot.translator import CatalogTranslator
@@ -130,13 +131,17 @@ class ShitheadBot(commands.Bot):
         self.tables.store = StorageTableStore(
             self.storage, settings.shards, settings.shard_count, self.presenter.rating_changes
         )
-        # Clicks on our components skip discord.py's parse of their message (`bot.dispatch`).
+        # Clicks on our components skip discord.py's parse of their message (`bot.dispatch`);
+        # the router, installed after, sees a DM click first and sends it on if not ours.
         ClickDispatch(self._connection, DYNAMIC_ITEMS).install(self._connection.parsers)
+        self.presenter.store = self.storage
         if len(settings.shards) < settings.shard_count:
-            # Other processes run the other shards: DM clicks on their tables go to them.
+            # Other processes run the other shards: DM clicks on their tables go to them, and
+            # their tables' message references are theirs.
             router = ClickRouter(self.storage, self.tables, settings.shards, settings.shard_count)
             await router.install(self._connection.parsers)
-        self.presenter.store = self.storage
+            refs = ShardMessageRefs(self.storage, settings.shards, settings.shard_count)
+            self.presenter.store = refs
         restored = [snapshot(table) for table in await self.tables.restore()]
         await self.presenter.load(restored)
         running = sum(1 for each in restored if each.open)

@@ -397,6 +397,9 @@ class PostgresDatabase(Database):
         # The server process of the held connection, and the shard count claimed with it.
         self._holder: tuple[int, int] | None = None
         self._listeners: list[tuple[str, Callable[..., None]]] = []
+        # Notifications go out on the held connection, one at a time, not behind the pool's
+        # transactions.
+        self._notifying = asyncio.Lock()
 
     @classmethod
     async def open(
@@ -510,12 +513,18 @@ class PostgresDatabase(Database):
                     "process shards of its own (SHARD_IDS), or stop the other one first."
                 )
 
-    async def notify(self, channel: str, payload: str) -> None:
-        """Send a notification to the processes listening on a channel (once to each)."""
+    async def notify(self, notes: Sequence[tuple[str, str]]) -> None:
+        """Send notifications (channel, payload) to the processes listening, in one round trip."""
+        channels, payloads = [note[0] for note in notes], [note[1] for note in notes]
+        sql = "SELECT pg_notify(c, p) FROM unnest($1::TEXT[], $2::TEXT[]) AS notes (c, p)"
         try:
-            await self._pool.execute("SELECT pg_notify($1, $2)", channel, payload)
-        except asyncpg.PostgresError as exc:  # a payload over 8,000 bytes, say
-            raise StorageError(f"cannot notify {channel}: {exc}") from exc
+            if self._held is None:
+                await self._pool.execute(sql, channels, payloads)
+            else:
+                async with self._notifying:
+                    await self._held.execute(sql, channels, payloads)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # too long; connection lost
+            raise StorageError(f"cannot notify {sorted(set(channels))}: {exc}") from exc
 
     async def listen(self, channel: str, heard: Callable[[str], None]) -> None:
         """Hear a channel's notifications on the claimed connection, while this process runs."""

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.postgres import MISSING, Cluster, server_binaries
 from bot.database import DatabaseUrl
-from tests.postgres import MISSING, Cluster, server_binaries
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.postgres import Cluster
 from bot.database import (
     MIGRATIONS_DIR,
     POSTGRESQL_MIGRATIONS_DIR,
@@ -35,7 +36,6 @@ from bot.storage import (
 from bot.table_store import StorageTableStore
 from tables.service import TableService
 from tests.bot.test_storage import REFUSED_ROW
-from tests.postgres import Cluster
 
 MIGRATIONS = load_migrations()
 LATEST = MIGRATIONS[-1].version

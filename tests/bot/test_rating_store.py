@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.postgres import Cluster
 from bot.database import DatabaseUrl
 from bot.rating_store import RatingStore
 from bot.ratings import NEWCOMER, Change, Seat, main, replay
@@ -16,7 +17,6 @@ from bot.storage import GameRecord, PlayerRecord, Storage, load_migrations
 from bot.table_store import StorageTableStore
 from tables.intents import Leave
 from tests.bot.test_table_store import Services, clock, playing, services
-from tests.postgres import Cluster
 from tests.tables.test_service import ANA, BEN, CID
 
 __all__ = ["clock", "services"]

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from bench.postgres import Cluster
 from bot.client import ShitheadBot, Tuning
 from bot.database import DatabaseUrl, StorageError
 from bot.settings import get_settings
@@ -21,7 +22,6 @@ from tests.bot.test_play_e2e import (
     ready_up,
     table_of,
 )
-from tests.postgres import Cluster
 
 NAMES = {0: "ana", 1: "ben", 2: "cid"}
 

@@ -7,13 +7,13 @@ import os
 import signal
 from pathlib import Path
 
+from bench.postgres import Cluster
 from bot.storage import Storage
 from sandbox.driver import Driver
 from sandbox.testing import running_sandbox
 from tables.model import Table
 from tests.bot.test_play_e2e import JSON, ROOMY, act, footer, open_table
 from tests.bot.test_restart_e2e import NAMES, QUICK_SETTLE, bot_process, mark, tail
-from tests.postgres import Cluster
 
 
 async def stored(storage: Storage, table_id: str) -> Table | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.postgres import Cluster
 from bot.database import DatabaseUrl, StorageError, migrations_for
 from bot.guild_settings import GuildSettings
 from bot.instance import InstanceLock
@@ -23,7 +24,6 @@ from bot.storage import (
     StoredTable,
 )
 from tests.bot.test_migrations import LATEST
-from tests.postgres import Cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 NOON = datetime(2024, 5, 1, 12, tzinfo=UTC)

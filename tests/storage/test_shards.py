@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
 
+from bench.postgres import Cluster
 from bot.database import DatabaseUrl, StorageError, shard_of
+from bot.pacing import Pacer
+from bot.presenter import Presenter
 from bot.settings import SettingsError, get_settings, parse_shard_ids
-from bot.storage import Storage, StoredTable
+from bot.shard_refs import ShardMessageRefs
+from bot.storage import MessageRef, Storage, StoredTable
 from bot.table_store import StorageTableStore
 from tables.service import TableService
 from tests.bot.test_table_store import playing, soon
-from tests.postgres import Cluster
 from tests.tables.conftest import TIMING, FakeClock, Recorder
 
 PG = "postgresql://bot@db/shithead"
@@ -214,3 +218,24 @@ async def test_a_process_that_lost_its_shards_writes_nothing_more(postgres: Clus
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_process_is_shown_the_message_refs_of_its_shards_tables_only(
+    database_url: DatabaseUrl,
+) -> None:
+    storage = await Storage.open(database_url)
+    try:
+        for shard in range(2):
+            await storage.save_table(StoredTable(f"t{shard}", guild_on(shard, 2), 1, {}))
+            await storage.save_message_ref(MessageRef(f"t{shard}", 0, 5, 6 + shard, False))
+        await storage.save_message_ref(MessageRef("gone", 0, 5, 9, False))  # no table stored
+        refs = ShardMessageRefs(storage, (1,), 2)
+        # Shard 0's table is another process's: its references are neither shown nor
+        # forgotten; those of a table no longer stored are shown, for the presenter to forget.
+        assert [ref.table_id for ref in await refs.message_refs()] == ["gone", "t1"]
+        client = discord.Client(intents=discord.Intents.none())
+        presenter = Presenter(client, Pacer(), store=refs)
+        await presenter.load([])
+        assert [ref.table_id for ref in await storage.message_refs()] == ["t0"]
+    finally:
+        await storage.close()

@@ -8,12 +8,14 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from bench.postgres import Cluster
 from bot.client import ShardedShitheadBot, ShitheadBot, Tuning, make_bot
 from bot.database import shard_of
 from bot.settings import get_settings
 from sandbox.driver import Driver
 from sandbox.testing import connected_bot, running_sandbox
 from tables.model import Table
+from tables.timers import Timing
 from tests.bot.test_play_e2e import (
     FAST,
     JSON,
@@ -23,18 +25,15 @@ from tests.bot.test_play_e2e import (
     play_out,
     table_of,
 )
-from tests.postgres import Cluster
 
 NAMES = {0: "ana", 1: "ben", 2: "cid"}
 
 
-def bot_for(url: str, shard: int) -> ShitheadBot:
-    """One process's bot, running `shard` of two."""
-    settings = get_settings(
-        database_url=url, discord_token=None, shard_count=2, shard_ids=str(shard)
-    )
+def bot_for(url: str, shards: str, timing: Timing = FAST) -> ShitheadBot:
+    """One process's bot, running `shards` (as SHARD_IDS says them) of two."""
+    settings = get_settings(database_url=url, discord_token=None, shard_count=2, shard_ids=shards)
     tuning = Tuning(
-        timing=FAST,
+        timing=timing,
         writes_per_window=50,
         settle_seconds=0.01,
         table_interval=0.05,
@@ -55,7 +54,7 @@ async def two_processes(postgres: Cluster) -> AsyncIterator[Processes]:
         general = next(c for c in world.channels.values() if c.guild_id == guild)
         for name in NAMES.values():
             await driver.create_user(name, guild=str(guild))
-        dm_shard, owner_shard = bot_for(url, 0), bot_for(url, 1)
+        dm_shard, owner_shard = bot_for(url, "0"), bot_for(url, "1")
         assert isinstance(owner_shard, ShardedShitheadBot)
         async with (
             connected_bot(sandbox, dm_shard) as first,

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL cluster for the tests: initdb and pg_ctl in a temporary folder.
+"""A throwaway PostgreSQL cluster for tests and benches: initdb and pg_ctl in a temp folder.
 
 The server listens only on a Unix socket in its own folder, so clusters of parallel runs never
 meet. initdb refuses to run as root, so as root the server runs as the `postgres` user that
