@@ -95,7 +95,6 @@ class TableService:
         self._stored: dict[str, dict[str, Any]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
-        self._create_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ lookups
 
@@ -134,13 +133,14 @@ class TableService:
         self, guild_id: int, channel_id: int, host: Member, config: TableConfig
     ) -> Outcome:
         """Open a lobby in a channel, with the host seated."""
-        async with self._create_lock:
-            if self.in_channel(channel_id) is not None:
-                raise TableError("channel_busy")
-            table = self._new_table(guild_id, channel_id, host, config)
-            async with self.lock(table.id), self._undo_on_failure(table):
-                await self._changed(table)
-                return self._publish(table, actor=0)
+        # One table a channel without a lock across channels: the check and the registration
+        # run with no await between them, so creates elsewhere never wait for this one's write.
+        if self.in_channel(channel_id) is not None:
+            raise TableError("channel_busy")
+        table = self._new_table(guild_id, channel_id, host, config)
+        async with self.lock(table.id), self._undo_on_failure(table):
+            await self._changed(table)
+            return self._publish(table, actor=0)
 
     async def submit(
         self, table_id: str, member: Member, intent: Intent, version: int = 0
@@ -316,20 +316,20 @@ class TableService:
             old.pictures,
             old.hints,
         )
-        async with self._create_lock:
-            if self.in_channel(old.channel_id) is not None:
-                raise TableError("channel_busy")
-            table = self._new_table(old.guild_id, old.channel_id, member, config)
-            table.seats = [
-                Seat(old.seats[i].user_id, old.seats[i].name, old.seats[i].computer) for i in kept
-            ]
-            loser = old.game.loser if old.game is not None else None
-            table.previous_loser = kept.index(loser) if loser in kept else None
-            async with self.lock(table.id), self._undo_on_failure(table):
-                self._deal(table)
-                await self._changed(table)
-            self.ended.pop(old_id, None)
-            return self._publish(table, actor=table.seat_of(member.user_id))
+        # As in `create`: checked and registered with no await between.
+        if self.in_channel(old.channel_id) is not None:
+            raise TableError("channel_busy")
+        table = self._new_table(old.guild_id, old.channel_id, member, config)
+        table.seats = [
+            Seat(old.seats[i].user_id, old.seats[i].name, old.seats[i].computer) for i in kept
+        ]
+        loser = old.game.loser if old.game is not None else None
+        table.previous_loser = kept.index(loser) if loser in kept else None
+        async with self.lock(table.id), self._undo_on_failure(table):
+            self._deal(table)
+            await self._changed(table)
+        self.ended.pop(old_id, None)
+        return self._publish(table, actor=table.seat_of(member.user_id))
 
     def _new_table(
         self, guild_id: int, channel_id: int, host: Member, config: TableConfig
