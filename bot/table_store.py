@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -132,13 +131,13 @@ class StorageTableStore:
         older ones."""
         own = self._own(await self.storage.ended_tables(datetime.now(UTC) - ENDED_KEPT))
         for state in own:
-            await self._find_changes(state.text)
+            await self._find_changes(state)
         return own
 
-    async def _find_changes(self, text: str) -> None:
+    async def _find_changes(self, stored: StoredState) -> None:
         """Find an ended table's recorded game, by where and when it ended, and its changes."""
         try:
-            table = Table.from_json(json.loads(text))
+            table = stored.table  # read once: the core restores this same table
         except ValueError:
             return  # the core sets an unreadable table aside
         if table.ended_at is None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 from tables.model import Table
@@ -11,10 +13,15 @@ from tables.outcome import Outcome
 
 @dataclass(frozen=True)
 class StoredState:
-    """A running table as stored: its id and its JSON text, not yet read."""
+    """A running table as stored: its id and its JSON text, read once when first asked."""
 
     table_id: str
     text: str
+
+    @cached_property
+    def table(self) -> Table:
+        """Read the table (a `ValueError` when it cannot be read); later asks get the same."""
+        return Table.from_json(json.loads(self.text))
 
 
 class TableStore(Protocol):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import secrets
@@ -44,7 +43,7 @@ from tables.model import Seat, Table, TableConfig
 from tables.movers import MovePool
 from tables.notes import Note, notes_of
 from tables.outcome import Outcome, snapshot
-from tables.ports import OutcomeSink, TableStore
+from tables.ports import OutcomeSink, StoredState, TableStore
 from tables.timers import Plan, Timing, plan
 
 log = logging.getLogger(__name__)
@@ -660,12 +659,12 @@ class TableService:
             return []
         restored = []
         for stored in await self.store.load_ended():
-            table = await self._read(stored.table_id, stored.text)
+            table = await self._read(stored)
             if table is not None:
                 self.ended[table.id] = table
                 restored.append(table)
         for stored in await self.store.load():
-            table = await self._read(stored.table_id, stored.text)
+            table = await self._read(stored)
             if table is None:
                 continue
             if not table.open:  # stored as running, but its end was stored too late
@@ -677,14 +676,14 @@ class TableService:
             restored.append(table)
         return restored
 
-    async def _read(self, table_id: str, text: str) -> Table | None:
+    async def _read(self, stored: StoredState) -> Table | None:
         """Read a stored table, or set it aside as unreadable."""
         assert self.store is not None
         try:
-            return Table.from_json(json.loads(text))
+            return stored.table
         except ValueError as exc:
-            log.error("table %s cannot be read and is set aside: %s", table_id, exc)
-            await self.store.mark_unreadable(table_id, str(exc)[:500])
+            log.error("table %s cannot be read and is set aside: %s", stored.table_id, exc)
+            await self.store.mark_unreadable(stored.table_id, str(exc)[:500])
             return None
 
     async def shutdown(self) -> None:
