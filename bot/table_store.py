@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from bot.database import shard_of
 from bot.rating_store import RatingStore
@@ -70,15 +69,13 @@ class StorageTableStore:
             if shard_of(row.guild_id, self.shard_count) in self.shards
         ]
 
-    async def save(self, table: Table, state: dict[str, Any]) -> None:
+    async def save(self, table: Table, text: str) -> None:
         """Write a running table."""
-        await self.storage.save_table(
-            StoredTable(table.id, table.guild_id, table.channel_id, state)
-        )
+        await self.storage.save_table(StoredTable(table.id, table.guild_id, table.channel_id, text))
 
-    async def end(self, table: Table, state: dict[str, Any]) -> None:
+    async def end(self, table: Table, text: str) -> None:
         """Record a finished game (if it has a result) and keep the final state, in one go."""
-        stored = StoredTable(table.id, table.guild_id, table.channel_id, state)
+        stored = StoredTable(table.id, table.guild_id, table.channel_id, text)
         game_id = await self.storage.finish_table(stored, self.record(table))
         if game_id is not None:
             await self._rate(table.id, game_id)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import random
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
@@ -43,7 +44,7 @@ from tables.model import Seat, Table, TableConfig
 from tables.movers import MovePool
 from tables.notes import Note, notes_of
 from tables.outcome import Outcome, snapshot
-from tables.ports import OutcomeSink, StoredState, TableStore
+from tables.ports import OutcomeSink, StoredState, TableStore, state_text
 from tables.timers import Plan, Timing, plan
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,8 @@ class TableService:
         self.tables: dict[str, Table] = {}
         self.ended: dict[str, Table] = {}
         # Each running table's state as last stored: a change that cannot be stored is undone.
-        self._stored: dict[str, dict[str, Any]] = {}
+        # Kept as the stored JSON text, a fraction of the memory of its parsed form.
+        self._stored: dict[str, str] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
 
@@ -480,7 +482,7 @@ class TableService:
         """Store the ending (and the game's record) before the table leaves the running ones."""
         if self.store is not None:
             try:
-                await self.store.end(table, table.to_json())
+                await self.store.end(table, state_text(table))
             except Exception:
                 log.exception("table %s: its ending could not be stored", table.id)
                 raise TableError("not_saved") from None
@@ -499,7 +501,7 @@ class TableService:
         """Store the table as it is now, or refuse: it could not be saved."""
         if self.store is None:
             return
-        state = table.to_json()
+        state = state_text(table)
         try:
             await self.store.save(table, state)
         except Exception:
@@ -528,7 +530,7 @@ class TableService:
             self.tables.pop(table.id, None)
             self._cancel_timer(table.id)
             return
-        table.__dict__.update(Table.from_json(stored).__dict__)
+        table.__dict__.update(Table.from_json(json.loads(stored)).__dict__)
         self.ended.pop(table.id, None)
         self.tables[table.id] = table
         self._schedule(table)
@@ -671,7 +673,7 @@ class TableService:
                 self.ended[table.id] = table
             else:
                 self.tables[table.id] = table
-                self._stored[table.id] = table.to_json()
+                self._stored[table.id] = stored.text
                 self._schedule(table)
             restored.append(table)
         return restored
