@@ -9,7 +9,10 @@ move's `submit` and the parts of it that store the table: its JSON text (`state_
 and the store's `save` (the SQL write). Every table write of a game counts, setup and ending
 included. To tell what a write's size costs from what any write costs, it then times the
 same write with a state of a few bytes, as small as a move stored as a row of its own
-would be: the least such a row could cost. The last line printed is one JSON object.
+would be: the least such a row could cost. And it weighs the copy of each table's last
+stored state that the core keeps in memory (to undo a change that could not be stored):
+as its JSON text, and as the parsed JSON it kept before. The last line printed is one
+JSON object.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -130,11 +134,11 @@ async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
                 seeds=iter(range(seed, seed + games)).__next__,
             )
             moves: list[float] = []
-            sizes: list[int] = []
+            texts: list[str] = []
             for game in range(games):
                 played, table = await play(service, preset, channel=100 + game)
                 moves += played
-                sizes.append(len(state_text(table)))
+                texts.append(state_text(table))
             began = time.process_time()
             for _ in range(SMALL_WRITES):
                 await StorageTableStore.save(store, table, SMALL_STATE)
@@ -154,8 +158,23 @@ async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
         "stored_ms_per_move": round(stored * 1000 / len(moves), 3),
         "stored_share_of_submit": round(stored / total, 3),
         "small_row_save_ms": round(small * 1000, 3),
-        "final_state_bytes_mean": round(statistics.fmean(sizes)),
+        "final_state_bytes_mean": round(statistics.fmean(len(text) for text in texts)),
+        "kept_as_text_kb": round(sum(map(sys.getsizeof, texts)) / 1024 / games, 1),
+        "kept_parsed_kb": round(parsed_bytes(texts) / 1024 / games, 1),
     }
+
+
+def parsed_bytes(texts: list[str]) -> int:
+    """Measure the memory the parsed JSON of some texts holds (Python objects, all of them)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        parsed = [json.loads(text) for text in texts]
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    del parsed
+    return held
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{figures['state_text_ms_per_write']} ms + save {figures['save_ms_per_write']} ms a "
         f"write); a finished table's JSON {figures['final_state_bytes_mean']} bytes; the same "
         f"write of a {len(SMALL_STATE)}-byte state: {figures['small_row_save_ms']} ms"
+    )
+    print(
+        f"a finished table's last stored state kept in memory: {figures['kept_as_text_kb']} KB "
+        f"as JSON text, {figures['kept_parsed_kb']} KB parsed"
     )
     print(json.dumps(figures), flush=True)
     return 0
