@@ -77,12 +77,12 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class StoredTable:
-    """A running table's full state, as the table service writes it after every action."""
+    """A running table's full state (its JSON text), as the core writes it after every action."""
 
     table_id: str
     guild_id: int
     channel_id: int
-    state: dict[str, Any]
+    text: str
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ class Storage:
                 table.table_id,
                 table.guild_id,
                 table.channel_id,
-                json.dumps(table.state, separators=(",", ":")),
+                table.text,
                 _now(),
             ),
         )

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from bot.database import shard_of
 from bot.rating_store import RatingStore
@@ -71,15 +69,13 @@ class StorageTableStore:
             if shard_of(row.guild_id, self.shard_count) in self.shards
         ]
 
-    async def save(self, table: Table, state: dict[str, Any]) -> None:
+    async def save(self, table: Table, text: str) -> None:
         """Write a running table."""
-        await self.storage.save_table(
-            StoredTable(table.id, table.guild_id, table.channel_id, state)
-        )
+        await self.storage.save_table(StoredTable(table.id, table.guild_id, table.channel_id, text))
 
-    async def end(self, table: Table, state: dict[str, Any]) -> None:
+    async def end(self, table: Table, text: str) -> None:
         """Record a finished game (if it has a result) and keep the final state, in one go."""
-        stored = StoredTable(table.id, table.guild_id, table.channel_id, state)
+        stored = StoredTable(table.id, table.guild_id, table.channel_id, text)
         game_id = await self.storage.finish_table(stored, self.record(table))
         if game_id is not None:
             await self._rate(table.id, game_id)
@@ -132,13 +128,13 @@ class StorageTableStore:
         older ones."""
         own = self._own(await self.storage.ended_tables(datetime.now(UTC) - ENDED_KEPT))
         for state in own:
-            await self._find_changes(state.text)
+            await self._find_changes(state)
         return own
 
-    async def _find_changes(self, text: str) -> None:
+    async def _find_changes(self, stored: StoredState) -> None:
         """Find an ended table's recorded game, by where and when it ended, and its changes."""
         try:
-            table = Table.from_json(json.loads(text))
+            table = stored.table  # read once: the core restores this same table
         except ValueError:
             return  # the core sets an unreadable table aside
         if table.ended_at is None:

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from functools import cached_property
+from typing import Protocol
 
 from tables.model import Table
 from tables.outcome import Outcome
 
 
+def state_text(table: Table) -> str:
+    """Write a table's state as the store keeps it: its JSON, compact."""
+    return json.dumps(table.to_json(), separators=(",", ":"))
+
+
 @dataclass(frozen=True)
 class StoredState:
-    """A running table as stored: its id and its JSON text, not yet read."""
+    """A running table as stored: its id and its JSON text, read once when first asked."""
 
     table_id: str
     text: str
+
+    @cached_property
+    def table(self) -> Table:
+        """Read the table (a `ValueError` when it cannot be read); later asks get the same."""
+        return Table.from_json(json.loads(self.text))
 
 
 class TableStore(Protocol):
@@ -23,10 +35,10 @@ class TableStore(Protocol):
     A write either happens whole or raises; the core then puts the table back as stored.
     """
 
-    async def save(self, table: Table, state: dict[str, Any]) -> None:
-        """Write a running table's state (`state` is `table.to_json()`)."""
+    async def save(self, table: Table, text: str) -> None:
+        """Write a running table's state (`text` is `state_text(table)`)."""
 
-    async def end(self, table: Table, state: dict[str, Any]) -> None:
+    async def end(self, table: Table, text: str) -> None:
         """Keep an ended table's final state a while; record its game if it has a result."""
 
     async def load(self) -> list[StoredState]:

@@ -15,7 +15,7 @@ import random
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
@@ -44,7 +44,7 @@ from tables.model import Seat, Table, TableConfig
 from tables.movers import MovePool
 from tables.notes import Note, notes_of
 from tables.outcome import Outcome, snapshot
-from tables.ports import OutcomeSink, TableStore
+from tables.ports import OutcomeSink, StoredState, TableStore, state_text
 from tables.timers import Plan, Timing, plan
 
 log = logging.getLogger(__name__)
@@ -92,10 +92,10 @@ class TableService:
         self.tables: dict[str, Table] = {}
         self.ended: dict[str, Table] = {}
         # Each running table's state as last stored: a change that cannot be stored is undone.
-        self._stored: dict[str, dict[str, Any]] = {}
+        # Kept as the stored JSON text, a fraction of the memory of its parsed form.
+        self._stored: dict[str, str] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
-        self._create_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ lookups
 
@@ -134,13 +134,14 @@ class TableService:
         self, guild_id: int, channel_id: int, host: Member, config: TableConfig
     ) -> Outcome:
         """Open a lobby in a channel, with the host seated."""
-        async with self._create_lock:
-            if self.in_channel(channel_id) is not None:
-                raise TableError("channel_busy")
-            table = self._new_table(guild_id, channel_id, host, config)
-            async with self.lock(table.id), self._undo_on_failure(table):
-                await self._changed(table)
-                return self._publish(table, actor=0)
+        # One table a channel without a lock across channels: the check and the registration
+        # run with no await between them, so creates elsewhere never wait for this one's write.
+        if self.in_channel(channel_id) is not None:
+            raise TableError("channel_busy")
+        table = self._new_table(guild_id, channel_id, host, config)
+        async with self.lock(table.id), self._undo_on_failure(table):
+            await self._changed(table)
+            return self._publish(table, actor=0)
 
     async def submit(
         self, table_id: str, member: Member, intent: Intent, version: int = 0
@@ -316,20 +317,20 @@ class TableService:
             old.pictures,
             old.hints,
         )
-        async with self._create_lock:
-            if self.in_channel(old.channel_id) is not None:
-                raise TableError("channel_busy")
-            table = self._new_table(old.guild_id, old.channel_id, member, config)
-            table.seats = [
-                Seat(old.seats[i].user_id, old.seats[i].name, old.seats[i].computer) for i in kept
-            ]
-            loser = old.game.loser if old.game is not None else None
-            table.previous_loser = kept.index(loser) if loser in kept else None
-            async with self.lock(table.id), self._undo_on_failure(table):
-                self._deal(table)
-                await self._changed(table)
-            self.ended.pop(old_id, None)
-            return self._publish(table, actor=table.seat_of(member.user_id))
+        # As in `create`: checked and registered with no await between.
+        if self.in_channel(old.channel_id) is not None:
+            raise TableError("channel_busy")
+        table = self._new_table(old.guild_id, old.channel_id, member, config)
+        table.seats = [
+            Seat(old.seats[i].user_id, old.seats[i].name, old.seats[i].computer) for i in kept
+        ]
+        loser = old.game.loser if old.game is not None else None
+        table.previous_loser = kept.index(loser) if loser in kept else None
+        async with self.lock(table.id), self._undo_on_failure(table):
+            self._deal(table)
+            await self._changed(table)
+        self.ended.pop(old_id, None)
+        return self._publish(table, actor=table.seat_of(member.user_id))
 
     def _new_table(
         self, guild_id: int, channel_id: int, host: Member, config: TableConfig
@@ -481,7 +482,7 @@ class TableService:
         """Store the ending (and the game's record) before the table leaves the running ones."""
         if self.store is not None:
             try:
-                await self.store.end(table, table.to_json())
+                await self.store.end(table, state_text(table))
             except Exception:
                 log.exception("table %s: its ending could not be stored", table.id)
                 raise TableError("not_saved") from None
@@ -500,7 +501,7 @@ class TableService:
         """Store the table as it is now, or refuse: it could not be saved."""
         if self.store is None:
             return
-        state = table.to_json()
+        state = state_text(table)
         try:
             await self.store.save(table, state)
         except Exception:
@@ -529,7 +530,7 @@ class TableService:
             self.tables.pop(table.id, None)
             self._cancel_timer(table.id)
             return
-        table.__dict__.update(Table.from_json(stored).__dict__)
+        table.__dict__.update(Table.from_json(json.loads(stored)).__dict__)
         self.ended.pop(table.id, None)
         self.tables[table.id] = table
         self._schedule(table)
@@ -660,31 +661,31 @@ class TableService:
             return []
         restored = []
         for stored in await self.store.load_ended():
-            table = await self._read(stored.table_id, stored.text)
+            table = await self._read(stored)
             if table is not None:
                 self.ended[table.id] = table
                 restored.append(table)
         for stored in await self.store.load():
-            table = await self._read(stored.table_id, stored.text)
+            table = await self._read(stored)
             if table is None:
                 continue
             if not table.open:  # stored as running, but its end was stored too late
                 self.ended[table.id] = table
             else:
                 self.tables[table.id] = table
-                self._stored[table.id] = table.to_json()
+                self._stored[table.id] = stored.text
                 self._schedule(table)
             restored.append(table)
         return restored
 
-    async def _read(self, table_id: str, text: str) -> Table | None:
+    async def _read(self, stored: StoredState) -> Table | None:
         """Read a stored table, or set it aside as unreadable."""
         assert self.store is not None
         try:
-            return Table.from_json(json.loads(text))
+            return stored.table
         except ValueError as exc:
-            log.error("table %s cannot be read and is set aside: %s", table_id, exc)
-            await self.store.mark_unreadable(table_id, str(exc)[:500])
+            log.error("table %s cannot be read and is set aside: %s", stored.table_id, exc)
+            await self.store.mark_unreadable(stored.table_id, str(exc)[:500])
             return None
 
     async def shutdown(self) -> None:

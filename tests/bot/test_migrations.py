@@ -149,7 +149,7 @@ async def test_every_earlier_version_upgrades_and_keeps_its_data(
         )
         expected = GuildSettings(preset="dutch", turn_seconds=60) if start >= 2 else None
         assert await storage.guild_settings(1) == (expected or GuildSettings())
-        await storage.save_table(StoredTable("t1", 1, 2, {"version": 1}))
+        await storage.save_table(StoredTable("t1", 1, 2, json.dumps({"version": 1})))
         assert [t.table_id for t in await storage.running_tables()] == ["t1"]
     finally:
         await storage.close()
@@ -249,8 +249,8 @@ async def test_running_tables_of_version_3_move_their_message_ids_out_and_resume
     database_url: DatabaseUrl,
 ) -> None:
     old = await Storage.open(database_url, migrations=migrations_for(database_url.dialect)[:3])
-    await old.save_table(StoredTable("t1", 1, 2, version_one_table("t1")))
-    await old.save_table(StoredTable("t2", 1, 2, {}))
+    await old.save_table(StoredTable("t1", 1, 2, json.dumps(version_one_table("t1"))))
+    await old.save_table(StoredTable("t2", 1, 2, json.dumps({})))
     async with old.database.transaction() as db:
         await db.execute(
             "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "

@@ -68,19 +68,19 @@ async def storage(database_url: DatabaseUrl) -> AsyncIterator[Storage]:
 async def test_an_in_memory_sqlite_database_works() -> None:
     storage = await Storage.open(":memory:")
     try:
-        await storage.save_table(StoredTable("t", 1, 2, {}))
+        await storage.save_table(StoredTable("t", 1, 2, json.dumps({})))
         assert [row.table_id for row in await storage.running_tables()] == ["t"]
     finally:
         await storage.close()
 
 
 async def test_a_table_is_saved_replaced_and_deleted(storage: Storage) -> None:
-    await storage.save_table(StoredTable("b", 1, 2, {"version": 1}))
-    await storage.save_table(StoredTable("a", 1, 3, {"version": 1}))
-    await storage.save_table(StoredTable("b", 1, 2, {"version": 2, "hands": [["2H"]]}))
+    await storage.save_table(StoredTable("b", 1, 2, json.dumps({"version": 1})))
+    await storage.save_table(StoredTable("a", 1, 3, json.dumps({"version": 1})))
+    await storage.save_table(StoredTable("b", 1, 2, json.dumps({"version": 2, "hands": [["2H"]]})))
     assert await storage.running_tables() == [
-        RunningRow("a", 1, 3, '{"version":1}'),
-        RunningRow("b", 1, 2, '{"version":2,"hands":[["2H"]]}'),
+        RunningRow("a", 1, 3, '{"version": 1}'),
+        RunningRow("b", 1, 2, '{"version": 2, "hands": [["2H"]]}'),
     ]
     await storage.delete_table("a")
     assert [t.table_id for t in await storage.running_tables()] == ["b"]
@@ -89,13 +89,13 @@ async def test_a_table_is_saved_replaced_and_deleted(storage: Storage) -> None:
 async def test_finishing_records_the_game_and_keeps_the_final_state_a_day(
     storage: Storage,
 ) -> None:
-    await storage.save_table(StoredTable("t", 1, 2, {}))
-    final = StoredTable("t", 1, 2, {"over": True})
+    await storage.save_table(StoredTable("t", 1, 2, json.dumps({})))
+    final = StoredTable("t", 1, 2, json.dumps({"over": True}))
     await storage.finish_table(final, game(person(1, "ann", 1), person(2, "bo", 2, loser=True)))
     assert await storage.running_tables() == []
     now = datetime.now(UTC)
     assert await storage.ended_tables(now - timedelta(days=1)) == [
-        RunningRow("t", 1, 2, '{"over":true}')
+        RunningRow("t", 1, 2, '{"over": true}')
     ]
     assert await storage.ended_tables(now + timedelta(seconds=1)) == []
     assert await storage.ended_tables(now - timedelta(days=1)) == []  # forgotten for good
@@ -106,11 +106,11 @@ async def test_finishing_records_the_game_and_keeps_the_final_state_a_day(
 
 
 async def test_a_failed_finish_keeps_the_running_table(storage: Storage) -> None:
-    await storage.save_table(StoredTable("t", 1, 2, {"version": 7}))
+    await storage.save_table(StoredTable("t", 1, 2, json.dumps({"version": 7})))
     bad = dataclasses.replace(game(person(1, "ann", 1)), moves=-1)
     with pytest.raises(REFUSED_ROW, match=r"(?i)check"):
-        await storage.finish_table(StoredTable("t", 1, 2, {"version": 8}), bad)
-    assert await storage.running_tables() == [RunningRow("t", 1, 2, '{"version":7}')]
+        await storage.finish_table(StoredTable("t", 1, 2, json.dumps({"version": 8})), bad)
+    assert await storage.running_tables() == [RunningRow("t", 1, 2, '{"version": 7}')]
     assert await storage.ended_tables(datetime.now(UTC) - timedelta(days=1)) == []
     assert await storage.leaderboard(1) == []
 
@@ -118,8 +118,8 @@ async def test_a_failed_finish_keeps_the_running_table(storage: Storage) -> None
 async def test_concurrent_writes_do_not_interleave(storage: Storage) -> None:
     bad = dataclasses.replace(game(person(1, "ann", 1)), moves=-1)
     results = await asyncio.gather(
-        *(storage.save_table(StoredTable(f"t{i}", 1, 2, {"i": i})) for i in range(20)),
-        storage.finish_table(StoredTable("t3", 1, 2, {"i": 3}), bad),
+        *(storage.save_table(StoredTable(f"t{i}", 1, 2, json.dumps({"i": i}))) for i in range(20)),
+        storage.finish_table(StoredTable("t3", 1, 2, json.dumps({"i": 3})), bad),
         return_exceptions=True,
     )
     assert sum(isinstance(r, Exception) for r in results) == 1
@@ -206,7 +206,7 @@ async def test_forgetting_a_member_removes_only_them(storage: Storage) -> None:
 
 
 WRITER = """
-import asyncio, sys
+import asyncio, json, sys
 from bot.database import DatabaseUrl
 from bot.storage import Storage, StoredTable
 
@@ -216,7 +216,7 @@ async def main() -> None:
     while True:
         version += 1
         state = {"version": version, "hands": [[version] * 13 for _ in range(6)]}
-        await storage.save_table(StoredTable("t", 1, 2, state))
+        await storage.save_table(StoredTable("t", 1, 2, json.dumps(state)))
         print(version, flush=True)
 
 asyncio.run(main())
@@ -252,7 +252,7 @@ async def test_a_read_never_sees_another_coroutines_unfinished_transaction(
     async def rolled_back_write() -> None:
         with pytest.raises(RuntimeError):
             async with storage.database.transaction() as db:
-                await storage._upsert_table(db, StoredTable("t-half", 1, 2, {"v": 1}))
+                await storage._upsert_table(db, StoredTable("t-half", 1, 2, json.dumps({"v": 1})))
                 await release.wait()
                 raise RuntimeError("the action failed half way")
 

@@ -178,6 +178,31 @@ async def test_a_finished_game_is_recorded_and_restored_only_as_ended(
     assert places == [1, None, 2]
 
 
+async def test_an_ended_tables_json_is_read_once_at_start_with_its_rating_changes(
+    storage: Storage, clock: FakeClock, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = services(storage, None)
+    table = await playing(service)
+    clock.now += 300
+    await service.submit(table.id, BEN, Leave())
+    assert phase(table) == "over"
+    read = Table.from_json
+    reads: list[str] = []
+
+    def counted(data: dict[str, object]) -> Table:
+        reads.append(str(data.get("id")))
+        return read(data)
+
+    monkeypatch.setattr(Table, "from_json", staticmethod(counted))
+    fresh = services(storage, None)
+    assert [t.id for t in await fresh.restore()] == [table.id]
+    assert reads == [table.id]
+    store = fresh.store
+    assert isinstance(store, StorageTableStore)
+    changes = store.rating_changes[table.id]
+    assert len(changes) == len(table.seats)
+
+
 async def test_a_table_closed_without_a_result_is_forgotten(
     storage: Storage, services: Services
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -82,12 +83,14 @@ async def fill(storage: Storage) -> None:
     )
     await storage.update_guild_settings(GUILD, lambda _: chosen)
     await storage.update_guild_settings(7, lambda _: GuildSettings(preset="karma"))
-    await storage.save_table(StoredTable("run1", GUILD, GUILD + 1, {"version": 4, "seats": []}))
-    await storage.save_table(StoredTable("bad1", GUILD, GUILD + 2, {"seats": 5}))
+    await storage.save_table(
+        StoredTable("run1", GUILD, GUILD + 1, json.dumps({"version": 4, "seats": []}))
+    )
+    await storage.save_table(StoredTable("bad1", GUILD, GUILD + 2, json.dumps({"seats": 5})))
     await storage.mark_unreadable("bad1", "seats is not a list")
-    await storage.save_table(StoredTable("end1", 7, 8, {"over": True}))
+    await storage.save_table(StoredTable("end1", 7, 8, json.dumps({"over": True})))
     await storage.finish_table(
-        StoredTable("end1", 7, 8, {"over": True, "version": 9}),
+        StoredTable("end1", 7, 8, json.dumps({"over": True, "version": 9})),
         record(NOON + timedelta(days=3), ann, robot, guild=7),
     )
     await storage.save_message_ref(MessageRef("run1", 0, GUILD + 1, GUILD + 3, False))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -103,9 +104,9 @@ async def test_a_process_restores_only_its_shards_tables(database_url: DatabaseU
     try:
         for shard in range(4):
             guild = guild_on(shard, 4, n=shard + 1)
-            await storage.save_table(StoredTable(f"run{shard}", guild, 1, {}))
-            await storage.save_table(StoredTable(f"end{shard}", guild, 2, {}))
-            await storage.finish_table(StoredTable(f"end{shard}", guild, 2, {}), None)
+            await storage.save_table(StoredTable(f"run{shard}", guild, 1, json.dumps({})))
+            await storage.save_table(StoredTable(f"end{shard}", guild, 2, json.dumps({})))
+            await storage.finish_table(StoredTable(f"end{shard}", guild, 2, json.dumps({})), None)
         store = StorageTableStore(storage, shards=(1, 3), shard_count=4)
         assert [state.table_id for state in await store.load()] == ["run1", "run3"]
         assert [state.table_id for state in await store.load_ended()] == ["end1", "end3"]
@@ -201,7 +202,7 @@ async def test_a_process_that_lost_its_shards_writes_nothing_more(postgres: Clus
     first, second = await Storage.open(url), await Storage.open(url)
     try:
         await first.database.claim((0, 1), 2)
-        await first.save_table(StoredTable("t", guild_on(1, 2), 1, {"version": 1}))
+        await first.save_table(StoredTable("t", guild_on(1, 2), 1, json.dumps({"version": 1})))
         # The server loses the first process's held connection: its shards are free.
         async with second.database.transaction() as db:
             await db.fetch(
@@ -209,12 +210,14 @@ async def test_a_process_that_lost_its_shards_writes_nothing_more(postgres: Clus
                 "AND objsubid = 2 AND granted AND pid <> pg_backend_pid()"
             )
         await second.database.claim((1,), 2)
-        await second.save_table(StoredTable("t", guild_on(1, 2), 1, {"version": 2}))
+        await second.save_table(StoredTable("t", guild_on(1, 2), 1, json.dumps({"version": 2})))
         with pytest.raises(StorageError, match="no longer holds shard 1 on postgresql"):
-            await first.save_table(StoredTable("t", guild_on(1, 2), 1, {"version": 3}))
+            await first.save_table(StoredTable("t", guild_on(1, 2), 1, json.dumps({"version": 3})))
         with pytest.raises(StorageError, match="no longer holds shard 1"):
-            await first.finish_table(StoredTable("t", guild_on(1, 2), 1, {"version": 3}), None)
-        assert [row.text for row in await second.running_tables()] == ['{"version":2}']
+            await first.finish_table(
+                StoredTable("t", guild_on(1, 2), 1, json.dumps({"version": 3})), None
+            )
+        assert [row.text for row in await second.running_tables()] == ['{"version": 2}']
     finally:
         await first.close()
         await second.close()
@@ -226,7 +229,7 @@ async def test_a_process_is_shown_the_message_refs_of_its_shards_tables_only(
     storage = await Storage.open(database_url)
     try:
         for shard in range(2):
-            await storage.save_table(StoredTable(f"t{shard}", guild_on(shard, 2), 1, {}))
+            await storage.save_table(StoredTable(f"t{shard}", guild_on(shard, 2), 1, "{}"))
             await storage.save_message_ref(MessageRef(f"t{shard}", 0, 5, 6 + shard, False))
         await storage.save_message_ref(MessageRef("gone", 0, 5, 9, False))  # no table stored
         refs = ShardMessageRefs(storage, (1,), 2)

@@ -86,14 +86,14 @@ class MemoryStore:
         if self.failing:
             raise OSError(28, "No space left on device")
 
-    async def save(self, table: Table, state: dict[str, Any]) -> None:
+    async def save(self, table: Table, text: str) -> None:
         self._check()
-        self.saved[table.id] = json.dumps(state)
+        self.saved[table.id] = text
 
-    async def end(self, table: Table, state: dict[str, Any]) -> None:
+    async def end(self, table: Table, text: str) -> None:
         self._check()
         self.saved.pop(table.id, None)
-        self.ended[table.id] = json.dumps(state)
+        self.ended[table.id] = text
         if table.game is not None and table.game.over:
             self.finished.append(table.id)
 
