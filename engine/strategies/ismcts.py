@@ -21,10 +21,10 @@ from engine.strategies.pimc import SearchStrategy, candidates, judge, play_on
 from engine.views import PlayerView
 
 # Iteration budget per decision (each one a deal, a descent, a node and a rollout).
-ITERATIONS = 2000
+ITERATIONS = 400
 # Work budget per decision: stop once the descents and rollouts have made this many moves. It
 # bounds the slowest decisions without a clock, so play stays reproducible.
-MAX_STEPS = 5000
+MAX_STEPS = 2000
 # Actions a node may grow: the acting player's cheapest plays, one pick-up, the stock.
 MAX_CANDIDATES = 4
 # Moves a rollout is played on after the new node before the position is judged.
