@@ -125,7 +125,7 @@ class ShitheadBot(commands.Bot):
         self.storage = await Storage.open(settings.database)
         await self.storage.database.claim(settings.shards, settings.shard_count)
         self.movers.start()
-        rated = await RatingStore(self.storage).rate_unrated()
+        rated = await RatingStore(self.storage).catch_up()
         if rated:
             log.info("rated %d games recorded before their ratings", rated)
         self.tables.store = StorageTableStore(

@@ -14,11 +14,12 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from bot.database import Connection
 from bot.ratings import Change, Rating, Seat, ranks, replay
 from bot.storage import Storage, _timestamp
 
 _SEATS = (
-    "SELECT g.id, g.guild_id, p.seat, p.is_bot, p.name, p.user_id, p.place, p.loser "
+    "SELECT g.id, g.guild_id, p.seat, p.is_bot, p.level, p.user_id, p.place, p.loser "
     "FROM game_players AS p JOIN games AS g ON g.id = p.game_id "
 )
 _CHANGE = "r.mu_before, r.sigma_before, r.mu, r.sigma"
@@ -30,6 +31,9 @@ _LATEST = (
     "JOIN games AS g ON g.id = pr.game_id "
 )
 _UNRATED = "NOT EXISTS (SELECT 1 FROM seat_ratings AS r WHERE r.game_id = g.id)"
+# The last rated game: games are rated in the order of their ids, so the unrated ones
+# normally all come after it (the primary key's index finds it at once).
+_LAST_RATED = "SELECT MAX(game_id) FROM seat_ratings"
 _INSERT = (
     "INSERT INTO seat_ratings (game_id, seat, mu_before, sigma_before, mu, sigma) "
     "VALUES (?, ?, ?, ?, ?, ?)"
@@ -100,11 +104,10 @@ class Recomputed:
         return found + ("; stored the derived ratings." if written else ".")
 
 
-def who(is_bot: bool, name: str | None, user_id: int | None) -> str | None:
-    """Say whose rating a seat moves: a member by id, a computer by the level its recorded
-    name ends with ("Computer 2 (expert)" is `computer:expert`); None for a forgotten member."""
+def who(is_bot: bool, level: str | None, user_id: int | None) -> str | None:
+    """Say whose rating a seat moves: a member by id, a computer by its recorded level
+    (`computer:expert`); None for a forgotten member."""
     if is_bot:
-        level = (name or "")[(name or "").find("(") + 1 :].rstrip(")")
         return f"computer:{level}"
     return None if user_id is None else f"member:{user_id}"
 
@@ -153,6 +156,65 @@ def _players(games: Sequence[Sequence[_SeatRow]]) -> list[tuple[int, str, int, i
     return [(guild, who, counts[guild, who], *latest[guild, who]) for guild, who in counts]
 
 
+async def _rate_after(db: Connection, last: int | None) -> int:
+    """Rate the games recorded after game `last` (None: all), in order; say how many."""
+    pending = _seat_rows(
+        await db.fetch(_SEATS + "WHERE g.id > ? ORDER BY g.id, p.seat", (last or 0,))
+    )
+    if not pending:
+        return 0
+    guilds = sorted({seat.guild_id for seat in pending})
+    marks = ", ".join("?" * len(guilds))
+    current = {
+        f"{row[0]}/{row[1]}": Rating(row[2], row[3])
+        for row in await db.fetch(
+            "SELECT pr.guild_id, pr.who, r.mu, r.sigma FROM player_ratings AS pr "
+            "JOIN seat_ratings AS r ON r.game_id = pr.game_id AND r.seat = pr.seat "
+            f"WHERE pr.guild_id IN ({marks})",
+            guilds,
+        )
+    }
+    games = _games(pending)
+    changes = replay((_finishers(game) for game in games), current)
+    await db.executemany(_INSERT, _rows_of(games, changes))
+    await db.executemany(_UPSERT_PLAYER, _players(games))
+    return len(games)
+
+
+async def _recompute(db: Connection, *, write: bool) -> Recomputed:
+    """Rate every recorded game again from nothing, in a transaction that holds the ratings."""
+    games = _games(_seat_rows(await db.fetch(_SEATS + "ORDER BY g.id, p.seat")))
+    stored = {
+        (row[0], row[1]): tuple(row[2:])
+        for row in await db.fetch(f"SELECT game_id, seat, {_CHANGE} FROM seat_ratings AS r")
+    }
+    derived = _rows_of(games, replay(_finishers(game) for game in games))
+    players = _players(games)
+    wanted = {(row[0], row[1]): row[2:] for row in players}
+    have = {
+        (row[0], row[1]): tuple(row[2:])
+        for row in await db.fetch("SELECT guild_id, who, games, game_id, seat FROM player_ratings")
+    }
+    differences = [
+        max(abs(a - b) for a, b in zip(row[2:], old, strict=True))
+        for row in derived
+        if (old := stored.get((row[0], row[1]))) is not None
+    ]
+    if write:
+        # Each player's latest seat goes with the seats' ratings.
+        await db.execute("DELETE FROM seat_ratings")
+        await db.executemany(_INSERT, derived)
+        await db.executemany(_UPSERT_PLAYER, players)
+    return Recomputed(
+        games=len(games),
+        seats=len(derived),
+        differing=sum(1 for d in differences if d != 0.0),
+        unrated=len(derived) - len(differences),
+        largest=max(differences, default=0.0),
+        players=sum(1 for key in wanted.keys() | have.keys() if wanted.get(key) != have.get(key)),
+    )
+
+
 class RatingStore:
     """The ratings' queries, on the bot's storage and its transactions."""
 
@@ -160,28 +222,36 @@ class RatingStore:
         self.storage = storage
 
     async def rate_unrated(self) -> int:
-        """Rate every game not rated yet, oldest first, from its players' ratings; say how many."""
+        """Rate the games recorded after the last rated one, oldest first; say how many.
+
+        Called at each game's end: it reads the new games only, not the whole history. A
+        game left unrated behind a rated one (recorded by another process while this one
+        rated) waits for `catch_up` at the next start.
+        """
         async with self.storage.database.transaction() as db:
             await self.storage.database.hold_ratings(db)
-            pending = _seat_rows(await db.fetch(_SEATS + f"WHERE {_UNRATED} ORDER BY g.id, p.seat"))
-            if not pending:
+            [(last,)] = await db.fetch(_LAST_RATED)
+            return await _rate_after(db, last)
+
+    async def catch_up(self) -> int:
+        """Rate every game not rated yet, as at start; say how many were unrated.
+
+        Unrated games after the last rated one are rated in order; one before it (rated out
+        of order, it would change every later rating) has every game rated again from nothing.
+        """
+        async with self.storage.database.transaction() as db:
+            await self.storage.database.hold_ratings(db)
+            [(count, oldest)] = await db.fetch(
+                f"SELECT COUNT(*), MIN(g.id) FROM games AS g WHERE {_UNRATED}"
+            )
+            if not count:
                 return 0
-            guilds = sorted({seat.guild_id for seat in pending})
-            marks = ", ".join("?" * len(guilds))
-            current = {
-                f"{row[0]}/{row[1]}": Rating(row[2], row[3])
-                for row in await db.fetch(
-                    "SELECT pr.guild_id, pr.who, r.mu, r.sigma FROM player_ratings AS pr "
-                    "JOIN seat_ratings AS r ON r.game_id = pr.game_id AND r.seat = pr.seat "
-                    f"WHERE pr.guild_id IN ({marks})",
-                    guilds,
-                )
-            }
-            games = _games(pending)
-            changes = replay((_finishers(game) for game in games), current)
-            await db.executemany(_INSERT, _rows_of(games, changes))
-            await db.executemany(_UPSERT_PLAYER, _players(games))
-        return len(games)
+            [(last,)] = await db.fetch(_LAST_RATED)
+            if last is not None and oldest < last:
+                await _recompute(db, write=True)
+            else:
+                await _rate_after(db, last)
+        return int(count)
 
     async def game_changes(self, game_id: int) -> list[Change]:
         """Read a rated game's changes, seat by seat (none while it is unrated)."""
@@ -234,40 +304,7 @@ class RatingStore:
         """Rate every recorded game again from nothing; compare, and store when `write`."""
         async with self.storage.database.transaction() as db:
             await self.storage.database.hold_ratings(db)
-            games = _games(_seat_rows(await db.fetch(_SEATS + "ORDER BY g.id, p.seat")))
-            stored = {
-                (row[0], row[1]): tuple(row[2:])
-                for row in await db.fetch(f"SELECT game_id, seat, {_CHANGE} FROM seat_ratings AS r")
-            }
-            derived = _rows_of(games, replay(_finishers(game) for game in games))
-            players = _players(games)
-            wanted = {(row[0], row[1]): row[2:] for row in players}
-            have = {
-                (row[0], row[1]): tuple(row[2:])
-                for row in await db.fetch(
-                    "SELECT guild_id, who, games, game_id, seat FROM player_ratings"
-                )
-            }
-            differences = [
-                max(abs(a - b) for a, b in zip(row[2:], old, strict=True))
-                for row in derived
-                if (old := stored.get((row[0], row[1]))) is not None
-            ]
-            if write:
-                # Each player's latest seat goes with the seats' ratings.
-                await db.execute("DELETE FROM seat_ratings")
-                await db.executemany(_INSERT, derived)
-                await db.executemany(_UPSERT_PLAYER, players)
-        return Recomputed(
-            games=len(games),
-            seats=len(derived),
-            differing=sum(1 for d in differences if d != 0.0),
-            unrated=len(derived) - len(differences),
-            largest=max(differences, default=0.0),
-            players=sum(
-                1 for key in wanted.keys() | have.keys() if wanted.get(key) != have.get(key)
-            ),
-        )
+            return await _recompute(db, write=write)
 
 
 async def recompute_file(path: Path, *, write: bool) -> Recomputed:

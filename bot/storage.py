@@ -34,7 +34,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "id", "guild_id", "channel_id", "preset", "rules", "started_at", "ended_at", "moves",
         "end_reason",
     ),
-    "game_players": ("game_id", "seat", "user_id", "name", "is_bot", "place", "loser"),
+    "game_players": ("game_id", "seat", "user_id", "name", "is_bot", "place", "loser", "level"),
     "guild_settings": (
         "guild_id", "preset", "overrides", "turn_seconds", "idle_turns",
         "host_may_pick_preset", "updated_at", "remind_seconds", "language", "pictures",
@@ -58,6 +58,8 @@ class PlayerRecord:
     is_bot: bool
     place: int | None
     loser: bool
+    # A computer player's level (`basic`, `expert`): the identity its rating moves.
+    level: str | None = None
 
 
 @dataclass(frozen=True)
@@ -285,10 +287,10 @@ class Storage:
             ),
         )
         await db.executemany(
-            "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, place, loser) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, place, loser, level) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (game_id, seat, p.user_id, p.name, int(p.is_bot), p.place, int(p.loser))
+                (game_id, seat, p.user_id, p.name, int(p.is_bot), p.place, int(p.loser), p.level)
                 for seat, p in enumerate(record.players)
             ],
         )

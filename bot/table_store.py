@@ -104,6 +104,7 @@ class StorageTableStore:
                 is_bot=seat.automatic,
                 place=shown.place,
                 loser=view.loser == shown.seat,
+                level=seat.computer,
             )
             for index, (seat, shown) in enumerate(zip(table.seats, view.seats, strict=True))
         ]

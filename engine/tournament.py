@@ -223,14 +223,28 @@ def run_tournament(
     jobs: int = 1,
     clock: str = "wall",
     progress: Callable[[int, int, list[GameRecord]], None] | None = None,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """Play at least `games` games (whole deals, one game per rotation) and summarize them."""
+    """Play at least `games` games (whole deals, one game per rotation) and summarize them.
+
+    With `max_seconds`, no deal after the first is started after that many seconds: the deals
+    finished by then, always the first ones, are summarized (the summary says how many
+    games were planned).
+    """
     make_rules(preset, overrides).check_players(len(names))
     deals = max(1, math.ceil(games / len(names)))
     total = deals * len(names)
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
     records: list[GameRecord] = []
+
+    def late() -> bool:
+        """Say whether the time is up (the first deal is always played)."""
+        return bool(records) and deadline is not None and time.monotonic() > deadline
+
     if jobs <= 1:
         for deal in range(deals):
+            if late():
+                break
             records.extend(play_deal(preset, overrides, names, seed, deal, clock))
             if progress is not None:
                 progress(len(records), total, records)
@@ -241,6 +255,11 @@ def run_tournament(
                 for deal in range(deals)
             ]
             for future in futures:
+                if late():
+                    for waiting in futures:
+                        waiting.cancel()  # the deals already started are finished
+                if future.cancelled():
+                    break
                 records.extend(future.result())
                 if progress is not None:
                     progress(len(records), total, records)
@@ -252,6 +271,7 @@ def run_tournament(
             "seed": seed,
             "overrides": overrides or {},
             "clock": clock,
+            "planned_games": total,
         }
     )
     return summary
@@ -262,7 +282,12 @@ def format_table(summary: dict[str, Any]) -> str:
     lines = [
         f"preset {summary['preset']}, players {','.join(summary['players'])}, "
         f"{summary['games']} games on {summary['deals']} duplicate deals, seed {summary['seed']}, "
-        f"{summary['clock']} clock",
+        f"{summary['clock']} clock"
+        + (
+            f" (stopped at the time limit: {summary['games']} of {summary['planned_games']} games)"
+            if summary["games"] < summary["planned_games"]
+            else ""
+        ),
         f"stalemates {summary['stalemates']} ({summary['stalemate_rate']:.1%}), "
         f"capped {summary['capped']}, {summary['moves_per_game']} moves per game",
         f"{'strategy':<10} {'seat-games':>10} {'loser rate':>10} {'95% CI':>15} "
@@ -289,6 +314,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(
         "--clock", choices=list(CLOCKS), default="wall", help="time decisions by wall or CPU time"
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="start no deal after this many seconds; summarize the deals finished",
     )
     args = parser.parse_args(argv)
     names = [name.strip().lower() for name in args.players.split(",") if name.strip()]
@@ -326,6 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jobs=args.jobs,
         clock=args.clock,
         progress=progress,
+        max_seconds=args.max_seconds,
     )
     summary["seconds"] = round(time.perf_counter() - started, 1)
     print(file=sys.stderr)

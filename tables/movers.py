@@ -1,9 +1,9 @@
-"""Where computer moves are thought out: worker processes, so a long search never holds the
-interpreter lock the bot's event loop needs to answer clicks.
+"""Where computer moves and hints are thought out: worker processes, so a long search never
+holds the interpreter lock the bot's event loop needs to answer clicks.
 
 The bot owns one `MovePool`: it starts it before the first table moves and shuts it down when
 it stops. With no workers, or a strategy factory that cannot be sent to one (a test's
-instrumented closure), moves are chosen in a thread.
+instrumented closure), moves and hints are thought out in a thread.
 """
 
 from __future__ import annotations
@@ -16,15 +16,19 @@ import os
 import pickle
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
 
 from engine.actions import Action
+from engine.hints import DEFAULT_STRATEGY, Hint, hint
 from engine.strategies import get_strategy, strategy_names
 from engine.views import PlayerView
 from tables import autoplay
 
 log = logging.getLogger(__name__)
+R = TypeVar("R")
 
 # How often a worker checks that the bot's process is still there (a worker of a bot that was
 # killed would otherwise wait for moves forever: it holds its queue's pipe open itself).
@@ -77,21 +81,49 @@ class MovePool:
         call = functools.partial(
             autoplay.choose, view, strategy, seed, table_id=table_id, factory=factory
         )
+        # A worker that died costs one move: the basic player moves instead, as autoplay does
+        # when a strategy fails.
+        basic = autoplay.TIMEOUT_STRATEGY
+        fallback = functools.partial(
+            autoplay.choose, view, basic, seed, table_id=table_id, factory=factory
+        )
+        return await self._run(call, fallback, factory, table_id, "choosing for", view.seat)
+
+    async def hint(
+        self,
+        view: PlayerView,
+        seed: int,
+        *,
+        table_id: str = "?",
+        factory: autoplay.StrategyFactory = get_strategy,
+    ) -> Hint:
+        """Say the move the expert would make in `view`, and why, in a worker when there are any."""
+        call = functools.partial(hint, view, seed, DEFAULT_STRATEGY, factory)
+        # A failed search still answers: with the basic player's move, explained the same way.
+        fallback = functools.partial(hint, view, seed, autoplay.TIMEOUT_STRATEGY, factory)
+        return await self._run(call, fallback, factory, table_id, "hinting for", view.seat)
+
+    async def _run(
+        self,
+        call: Callable[[], R],
+        fallback: Callable[[], R],
+        factory: autoplay.StrategyFactory,
+        table_id: str,
+        doing: str,
+        seat: int,
+    ) -> R:
+        """Run `call` in a worker (a thread without one); on a worker's failure, `fallback` here."""
         executor = self._executor
         if executor is None or not _sendable(factory):
             return await asyncio.to_thread(call)
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, call)
         except Exception as error:
-            # A worker that died costs one move: the basic player moves instead, as autoplay
-            # does when a strategy fails.
-            log.exception("table %s: the worker choosing for seat %d failed", table_id, view.seat)
+            log.exception("table %s: the worker %s seat %d failed", table_id, doing, seat)
             if isinstance(error, BrokenProcessPool) and self._executor is executor:
                 executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = self._new_executor()  # its other futures fail too; start afresh
-            return autoplay.choose(
-                view, autoplay.TIMEOUT_STRATEGY, seed, table_id=table_id, factory=factory
-            )
+            return fallback()
 
     def _new_executor(self) -> Executor:
         """Make the pool's processes: spawned, not forked from a process with threads running."""

@@ -15,13 +15,12 @@ import random
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import ParamSpec, TypeVar
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
 from engine.events import Event, PlayStarted, TurnPassed
 from engine.game import Game
-from engine.hints import Hint, hint
+from engine.hints import Hint
 from engine.rules import RulesError
 from engine.strategies import get_strategy, strategy_names
 from tables import autoplay, controls
@@ -57,8 +56,6 @@ ENDED_KEPT = 200
 RETRY_SECONDS = 5.0
 
 Sleeper = Callable[[float], Awaitable[None]]
-P = ParamSpec("P")
-R = TypeVar("R")
 
 
 def available_levels() -> list[str]:
@@ -175,14 +172,10 @@ class TableService:
             if table.phase != "play":
                 raise TableError("hint_not_now")
             view, seed = table.view(seat), table.seed + table.version
-        found = await self._think(hint, view, seed, factory=self.strategies)
+        found = await self.movers.hint(view, seed, table_id=table_id, factory=self.strategies)
         if table.seats[seat].version != version:  # the turn passed while the search ran
             raise TableError("stale_view")
         return found
-
-    async def _think(self, work: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-        """Run a hint's search off the event loop (computer moves go to `self.movers`)."""
-        return await asyncio.to_thread(work, *args, **kwargs)
 
     def _player_seat(self, table: Table, user_id: int, version: int) -> int:
         """Find the clicking player's seat: refuse non-players, other turns, old views."""

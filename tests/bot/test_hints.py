@@ -20,9 +20,11 @@ from tables.controls import controls
 from tables.errors import TableError
 from tables.intents import Join, MarkReady, Member, SetHints, Start
 from tables.model import Table, TableConfig
+from tables.movers import MovePool
 from tables.outcome import snapshot
 from tables.service import TableService
 from tests.engine.test_hints import position
+from tests.tables.test_movers import in_a_worker
 
 ANA, BEN = Member(1, "Ana"), Member(2, "Ben")
 CONFIG = TableConfig(make_rules("classic"), "classic", 60.0, 3)
@@ -139,6 +141,23 @@ async def test_a_hint_is_searched_off_the_event_loop_and_changes_nothing() -> No
     assert threads and threads[0] is not threading.main_thread()
     assert table.to_json() == before
     await service.shutdown()
+
+
+async def test_a_hint_is_searched_in_the_move_pool_s_worker() -> None:
+    pool = MovePool(1)
+    pool.start()
+    # The factory refuses in the test's process: only a worker can answer the hint.
+    service = TableService(movers=pool, strategies=in_a_worker)
+    try:
+        table = await in_play(service, hints=True)
+        seat = table.game.turn if table.game else None
+        assert seat is not None
+        view, seed = table.view(seat), table.seed + table.version
+        found = await service.hint(table.id, (ANA, BEN)[seat], table.seats[seat].version)
+        assert found == hint(view, seed)
+    finally:
+        await service.shutdown()
+        pool.shutdown()
 
 
 async def test_a_hint_is_refused_off_not_now_and_stale() -> None:

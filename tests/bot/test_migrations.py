@@ -35,6 +35,7 @@ from bot.storage import (
 )
 from bot.table_store import StorageTableStore
 from tables.service import TableService
+from tests.bot.test_rating_store import record_before_levels
 from tests.bot.test_storage import REFUSED_ROW
 
 MIGRATIONS = load_migrations()
@@ -119,7 +120,7 @@ async def test_processes_starting_at_once_migrate_one_at_a_time(postgres: Cluste
 async def _seed(storage: Storage, version: int) -> None:
     """Store what the schema at `version` can hold."""
     if version >= 1:
-        await storage.record_game(GAME)
+        await record_before_levels(storage, GAME)
     if version >= 2:
         # The columns of 0002, which every later version keeps.
         async with storage.database.transaction() as db:

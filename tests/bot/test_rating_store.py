@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bench.postgres import Cluster
-from bot.database import DatabaseUrl
+from bot.database import DatabaseUrl, migrations_for
 from bot.rating_store import RatingStore
 from bot.ratings import NEWCOMER, Change, Seat, main, replay
-from bot.storage import GameRecord, PlayerRecord, Storage, load_migrations
+from bot.storage import GameRecord, PlayerRecord, Storage, _timestamp, load_migrations
 from bot.table_store import StorageTableStore
 from tables.intents import Leave
 from tests.bot.test_table_store import Services, clock, playing, services
@@ -30,7 +30,34 @@ def human(who: tuple[int, str], place: int | None, loser: bool = False) -> Playe
 
 
 def computer(number: int, level: str, place: int | None, loser: bool = False) -> PlayerRecord:
-    return PlayerRecord(0, f"Computer {number} ({level})", True, place, loser)
+    return PlayerRecord(0, f"Computer {number} ({level})", True, place, loser, level)
+
+
+async def record_before_levels(storage: Storage, record: GameRecord) -> int:
+    """Record a game as the bot did before 0009, with the columns of 0001 (no computer level)."""
+    async with storage.database.transaction() as db:
+        [(game_id,)] = await db.fetch(
+            "INSERT INTO games (guild_id, channel_id, preset, rules, started_at, ended_at, "
+            "moves, end_reason) VALUES (?, ?, ?, '{}', ?, ?, ?, ?) RETURNING id",
+            (
+                record.guild_id,
+                record.channel_id,
+                record.preset,
+                _timestamp(record.started_at),
+                _timestamp(record.ended_at),
+                record.moves,
+                record.end_reason,
+            ),
+        )
+        await db.executemany(
+            "INSERT INTO game_players (game_id, seat, user_id, name, is_bot, place, loser) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (game_id, seat, p.user_id, p.name, int(p.is_bot), p.place, int(p.loser))
+                for seat, p in enumerate(record.players)
+            ],
+        )
+    return int(game_id)
 
 
 def game(guild: int, minutes: int, *players: PlayerRecord, reason: str = "out") -> GameRecord:
@@ -124,6 +151,39 @@ async def test_only_unrated_games_are_rated_and_a_game_is_found_by_its_end(
     assert await ratings.game_at(1, 3, START + timedelta(minutes=2)) is None
 
 
+async def test_a_game_end_rates_after_the_last_rated_game_and_a_start_catches_up(
+    storage: Storage,
+) -> None:
+    await play(storage, *SERIES[:3])
+    ratings = RatingStore(storage)
+    # The first game unrated behind rated ones (as if another process had recorded it late).
+    async with storage.database.transaction() as db:
+        await db.execute("DELETE FROM seat_ratings WHERE game_id = 1")
+    await play(storage, SERIES[3])  # a game's end rates its own game only
+    assert await ratings.game_changes(1) == []
+    assert not (await ratings.recompute(write=False)).agrees
+    # At start, the older game is rated and every later one again, in order.
+    assert await ratings.catch_up() == 1
+    assert (await ratings.recompute(write=False)).agrees
+    assert await ratings.catch_up() == 0
+    # Unrated games only after the last rated one are rated on from their players' ratings.
+    await storage.record_game(SERIES[4])
+    await storage.record_game(SERIES[5])
+    assert await ratings.catch_up() == 2
+    assert (await ratings.recompute(write=False)).agrees
+
+
+async def test_a_computer_is_rated_by_its_recorded_level_not_its_name(storage: Storage) -> None:
+    renamed = PlayerRecord(0, "Robo", True, 2, False, "expert")
+    await play(storage, game(1, 1, human(ANN, 1), renamed, computer(2, "basic", None, True)))
+    rows = {row.identity: row.name for row in await RatingStore(storage).standings(1)}
+    assert rows == {
+        "member:10": "ann",
+        "computer:expert": "Robo",
+        "computer:basic": "Computer 2 (basic)",
+    }
+
+
 async def test_the_period_keeps_players_who_played_in_it(storage: Storage) -> None:
     await play(storage, *SERIES)
     recent = await RatingStore(storage).standings(1, since=START + timedelta(minutes=4))
@@ -181,26 +241,53 @@ async def recompute_repairs(
     assert sorted(await RatingStore(storage).standings(1), key=str) == sorted(before, key=str)
 
 
-@pytest.mark.parametrize("start", range(1, 8))
+# The version that stores the computers' levels: the versions before it wrote none.
+LEVELS = next(m.version for m in load_migrations() if m.name == "computer_level")
+
+
+@pytest.mark.parametrize("start", range(1, LEVELS))
 async def test_games_recorded_before_ratings_are_all_rated_after_the_upgrade(
     tmp_path: Path, start: int
 ) -> None:
     path = tmp_path / "old.sqlite3"
     old = await Storage.open(path, migrations=load_migrations()[:start])
     for each in SERIES:
-        await old.record_game(each)
+        await record_before_levels(old, each)
     await old.close()
 
     storage = await Storage.open(path)
     try:
         ratings = RatingStore(storage)
         assert await ratings.standings(1) == []
-        assert await ratings.rate_unrated() == 6
+        assert await ratings.catch_up() == 6
         found = await ratings.recompute(write=False)
         assert (found.games, found.agrees) == (6, True)
+        # The computers' levels were read out of their recorded names.
+        identities = {row.identity for row in await ratings.standings(1)}
+        assert {"computer:basic", "computer:expert"} <= identities
         assert [
             tuple(row) for row in await storage.database.fetch("SELECT COUNT(*) FROM games")
         ] == [(6,)]
+    finally:
+        await storage.close()
+
+
+async def test_the_upgrade_reads_the_computers_levels_out_of_their_names(
+    database_url: DatabaseUrl,
+) -> None:
+    old = await Storage.open(
+        database_url, migrations=migrations_for(database_url.dialect)[: LEVELS - 1]
+    )
+    assert await old.database.schema_version() == LEVELS - 1
+    odd = PlayerRecord(0, "Robo", True, 2, False)
+    await record_before_levels(old, game(1, 1, human(ANN, 1), computer(2, "expert", 3), odd))
+    await old.close()
+
+    storage = await Storage.open(database_url)
+    try:
+        rows = await storage.database.fetch("SELECT seat, level FROM game_players ORDER BY seat")
+        # A name without a level in brackets (none was ever recorded so) is taken whole.
+        assert [tuple(row) for row in rows] == [(0, None), (1, "expert"), (2, "Robo")]
     finally:
         await storage.close()
 

@@ -14,6 +14,7 @@ from sandbox.driver import Driver
 from sandbox.server import Sandbox
 from sandbox.testing import connected_bot
 from tests.bot.test_play_e2e import bot, deal_for_two, driver, field, make_bot, sandbox
+from tests.bot.test_rating_store import record_before_levels
 
 __all__ = ["bot", "driver", "sandbox"]
 
@@ -52,7 +53,8 @@ async def test_games_recorded_before_ratings_are_rated_when_the_bot_starts(
             PlayerRecord(10 + seat, f"p{seat}", False, None if seat == loser else 1, seat == loser)
             for seat in range(2)
         ]
-        await old.record_game(GameRecord(1, 2, "classic", {}, moment, moment, 9, "out", players))
+        record = GameRecord(1, 2, "classic", {}, moment, moment, 9, "out", players)
+        await record_before_levels(old, record)
     await old.close()
 
     async with connected_bot(sandbox, make_bot(tmp_path)) as client:

@@ -28,7 +28,8 @@ async def _play(
     players = [
         PlayerRecord(uid, name, False, place, False) for place, (uid, name) in enumerate(others, 1)
     ]
-    players.append(PlayerRecord(loser[0], loser[1], extra.get("bot", False), None, True))
+    bot, level = extra.get("bot", False), extra.get("level")
+    players.append(PlayerRecord(loser[0], loser[1], bot, None, True, level))
     await storage.record_game(
         GameRecord(
             guild,
@@ -153,7 +154,7 @@ async def test_leaderboard_by_rating_and_stats_show_ratings(
     for _ in range(3):
         await _play(storage, guild, mod, ann)
     await _play(storage, guild, ann, mod)
-    await _play(storage, guild, (0, "Computer 1 (expert)"), ann, bot=True)
+    await _play(storage, guild, (0, "Computer 1 (expert)"), ann, bot=True, level="expert")
     for i in range(12):  # fill a second page: each guest lost once to mod
         await _play(storage, guild, (1000 + i, f"guest{i:02d}"), mod)
     ratings = RatingStore(storage)

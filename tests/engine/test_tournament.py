@@ -11,6 +11,7 @@ from engine.rules import make_rules
 from engine.tournament import (
     GameRecord,
     derived_seed,
+    format_table,
     main,
     percentile,
     play_deal,
@@ -114,6 +115,20 @@ def test_run_tournament_rounds_up_to_whole_deals() -> None:
     assert summary["games"] == 4
     assert summary["deals"] == 2
     assert sum(row["losses"] for row in summary["strategies"]) == 4
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_time_limit_summarizes_the_first_deals_finished(jobs: int) -> None:
+    names = ["basic", "random", "random"]
+    summary = run_tournament("classic", names, 30, 1, jobs=jobs, max_seconds=0)
+    assert summary["planned_games"] == 30
+    # The first deal is always played; workers may have finished a few more meanwhile.
+    if jobs == 1:
+        assert summary["games"] == 3
+    assert summary["games"] % 3 == 0 and summary["deals"] == summary["games"] // 3
+    assert "stopped at the time limit" in format_table(summary)
+    whole = run_tournament("classic", names, 6, 1)
+    assert "stopped" not in format_table(whole) and whole["games"] == whole["planned_games"]
 
 
 def test_command_line_ends_with_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,7 +66,7 @@ async def fill(storage: Storage) -> None:
         PlayerRecord(GUILD + 10, "ann", False, 1, False),
         PlayerRecord(11, "bo", False, 2, True),
     )
-    robot = PlayerRecord(0, "Computer 1 (expert)", True, 3, False)
+    robot = PlayerRecord(0, "Computer 1 (expert)", True, 3, False, "expert")
     await storage.record_game(record(NOON, ann, bo, robot))
     await storage.record_game(record(NOON + timedelta(days=1), bo, ann, guild=7))
     await storage.record_game(record(NOON + timedelta(days=2), ann, bo))

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import random
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from engine.game import Game
+from engine.hints import hint
+from engine.resample import Resampler
 from engine.rules import make_rules
 from engine.strategies import Strategy, get_strategy
 from engine.views import PlayerView, player_view
@@ -107,6 +111,62 @@ async def test_a_factory_a_worker_cannot_receive_thinks_here() -> None:
     finally:
         pool.shutdown()
     assert asked == ["expert"]
+
+
+async def test_hints_are_thought_out_in_a_worker_process() -> None:
+    view = _view()
+    expected = hint(view, 77)
+    assert expected != hint(view, 77, autoplay.TIMEOUT_STRATEGY)
+    pool = MovePool(1)
+    pool.start()
+    try:
+        # The factory refuses in this process: only a worker can have searched for this hint.
+        assert await pool.hint(view, 77, factory=in_a_worker) == expected
+    finally:
+        pool.shutdown()
+
+
+async def test_a_worker_s_hint_never_depends_on_hidden_cards() -> None:
+    view = _view()
+    worlds = Resampler(view)
+    pool = MovePool(1)
+    pool.start()
+    try:
+        expected = await pool.hint(view, 5)
+        for draw in range(2):
+            same = player_view(worlds.sample(random.Random(draw)), view.seat)
+            assert same == view
+            assert await pool.hint(same, 5) == expected
+    finally:
+        pool.shutdown()
+
+
+async def test_a_dead_worker_costs_one_hint_the_basic_player_s(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    view = _view()
+    pool = MovePool(1)
+    pool.start()
+    try:
+        found = await pool.hint(view, 77, table_id="t2", factory=die)
+        assert found == hint(view, 77, autoplay.TIMEOUT_STRATEGY)
+        assert "table t2: the worker hinting for seat" in caplog.text
+        assert await pool.hint(view, 77, factory=in_a_worker) == hint(view, 77)
+    finally:
+        pool.shutdown()
+
+
+async def test_without_workers_a_hint_is_searched_in_a_thread() -> None:
+    view = _view()
+    threads: list[threading.Thread] = []
+
+    def recorded(name: str, seed: int) -> Strategy:
+        threads.append(threading.current_thread())
+        return get_strategy(name, seed)
+
+    pool = MovePool(0)
+    assert await pool.hint(view, 77, factory=recorded) == hint(view, 77)
+    assert threads and threads[0] is not threading.main_thread()
 
 
 ORPHAN_SCRIPT = """
