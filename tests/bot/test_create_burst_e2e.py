@@ -38,10 +38,9 @@ async def bot(sandbox: Sandbox, tmp_path: Path) -> AsyncIterator[ShitheadBot]:
         yield client
 
 
-async def test_creates_in_many_channels_at_once_do_not_wait_for_each_others_writes(
-    bot: ShitheadBot, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    driver: Driver = sandbox.driver
+@pytest.fixture
+def slow_writes(bot: ShitheadBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every table write of the bot take WRITE_SECONDS."""
     storage = bot.storage
     assert storage is not None
     write = storage.save_table
@@ -51,6 +50,12 @@ async def test_creates_in_many_channels_at_once_do_not_wait_for_each_others_writ
         await write(table)
 
     monkeypatch.setattr(storage, "save_table", slow)
+
+
+async def test_creates_in_many_channels_at_once_do_not_wait_for_each_others_writes(
+    bot: ShitheadBot, sandbox: Sandbox, slow_writes: None
+) -> None:
+    driver: Driver = sandbox.driver
     channels = [f"burst-{n}" for n in range(CHANNELS)]
     for n, channel in enumerate(channels):
         await driver.create_channel(channel)
@@ -78,18 +83,9 @@ async def test_creates_in_many_channels_at_once_do_not_wait_for_each_others_writ
 
 
 async def test_a_second_create_in_a_channel_while_the_first_is_written_is_refused(
-    bot: ShitheadBot, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+    bot: ShitheadBot, sandbox: Sandbox, slow_writes: None
 ) -> None:
     driver: Driver = sandbox.driver
-    storage = bot.storage
-    assert storage is not None
-    write = storage.save_table
-
-    async def slow(table: StoredTable) -> None:
-        await asyncio.sleep(WRITE_SECONDS)
-        await write(table)
-
-    monkeypatch.setattr(storage, "save_table", slow)
     ana = int((await driver.create_user("ana"))["id"])
     await driver.create_user("ben")
     first, second = await asyncio.gather(
