@@ -1,6 +1,6 @@
 """What storing a table costs per move: serialising its state and writing it, on SQLite.
 
-    python -m bench.storage [--games 20] [--seed 1] [--preset classic]
+    python -m bench.storage [--games 20] [--seed 1] [--preset classic] [--synchronous FULL]
 
 Plays seeded games of three members through the table core (`TableService.submit`, each
 member taking their first offer) on the bot's own table store over a temporary SQLite
@@ -14,7 +14,9 @@ all at once, round after round, as many tables' moves come at once under load (S
 commits the writes waiting together in one transaction). And it weighs the copy of each table's last
 stored state that the core keeps in memory (to undo a change that could not be stored):
 as its JSON text, and as the parsed JSON it kept before. The last line printed is one
-JSON object.
+JSON object. `--synchronous NORMAL` weighs what the bot's `PRAGMA synchronous = FULL` (an
+fsync at every commit) costs: in WAL mode NORMAL keeps a commit through a killed process
+but not through a power cut.
 """
 
 from __future__ import annotations
@@ -126,10 +128,11 @@ async def play(service: TableService, preset: str, channel: int) -> tuple[list[f
     return moves, table
 
 
-async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
+async def measure(games: int, seed: int, preset: str, synchronous: str = "FULL") -> dict[str, Any]:
     """Play the games on a fresh SQLite file; return the figures."""
     with tempfile.TemporaryDirectory(prefix="bench-storage-") as tmp:
         database = await open_database(DatabaseUrl.sqlite(Path(tmp) / "bench.sqlite3"))
+        await database.fetch(f"PRAGMA synchronous = {synchronous}")
         try:
             store = TimedStore(Storage(database))
             service = TableService(
@@ -164,6 +167,7 @@ async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
     return {
         "games": games,
         "preset": preset,
+        "synchronous": synchronous,
         "moves": len(moves),
         "table_writes": len(store.saves),
         "submit_ms_per_move": round(total * 1000 / len(moves), 3),
@@ -200,10 +204,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="games played, one after another")
     parser.add_argument("--seed", type=int, default=1, help="the first game's deal")
     parser.add_argument("--preset", default="classic", help="house-rule preset")
+    parser.add_argument(
+        "--synchronous",
+        default="FULL",
+        choices=("FULL", "NORMAL"),
+        help="SQLite's PRAGMA synchronous (the bot's: FULL)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    figures = asyncio.run(measure(args.games, args.seed, args.preset))
+    figures = asyncio.run(measure(args.games, args.seed, args.preset, args.synchronous))
     print(
-        f"{figures['games']} games ({figures['preset']}), {figures['moves']} moves, "
+        f"{figures['games']} games ({figures['preset']}, synchronous {figures['synchronous']}), "
+        f"{figures['moves']} moves, "
         f"{figures['table_writes']} table writes: submit {figures['submit_ms_per_move']} ms CPU "
         f"per move, of which storing the table {figures['stored_ms_per_move']} ms "
         f"({figures['stored_share_of_submit']:.0%}: JSON text "

@@ -15,6 +15,7 @@ def test_the_storage_bench_plays_its_games_and_times_every_table_write(
     assert main(["--games", "2", "--seed", "3"]) == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["games"] == 2
+    assert figures["synchronous"] == "FULL"  # the bot's own setting, unless asked
     # Every move but each game's last (its ending is recorded, not saved) writes the table,
     # and so do each game's create, two joins and start.
     assert figures["table_writes"] == figures["moves"] - 2 + 2 * 4
