@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -199,3 +203,47 @@ async def raised(outcome: object) -> None:
     """Raise what a gathered call raised."""
     if isinstance(outcome, BaseException):
         raise outcome
+
+
+GROUP_WRITER = """
+import asyncio, json, sys
+from bot.storage import Storage, StoredTable
+
+async def main() -> None:
+    storage = await Storage.open(sys.argv[1])
+    version = 0
+    while True:
+        version += 1
+        state = {"version": version, "hands": [[version] * 13 for _ in range(6)]}
+        await asyncio.gather(
+            *(storage.save_table(StoredTable(f"t{i}", 1, 2, json.dumps(state))) for i in range(8))
+        )
+        print(version, flush=True)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_killed_process_keeps_every_write_of_the_groups_it_was_told_of(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bot.sqlite3"
+    process = subprocess.Popen(
+        [sys.executable, "-c", GROUP_WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    told = 0
+    while told < 25:
+        told = int(process.stdout.readline())
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    storage = await Storage.open(path)
+    try:
+        rows = await storage.running_tables()
+    finally:
+        await storage.close()
+    assert [row.table_id for row in rows] == [f"t{i}" for i in range(8)]
+    for row in rows:
+        state = json.loads(row.text)
+        assert state["version"] >= told
+        assert state["hands"] == [[state["version"]] * 13 for _ in range(6)]
