@@ -1,6 +1,6 @@
 """What storing a table costs per move: serialising its state and writing it, on SQLite.
 
-    python -m bench.storage [--games 20] [--seed 1] [--preset classic]
+    python -m bench.storage [--games 20] [--seed 1] [--preset classic] [--synchronous FULL]
 
 Plays seeded games of three members through the table core (`TableService.submit`, each
 member taking their first offer) on the bot's own table store over a temporary SQLite
@@ -9,10 +9,14 @@ move's `submit` and the parts of it that store the table: its JSON text (`state_
 and the store's `save` (the SQL write). Every table write of a game counts, setup and ending
 included. To tell what a write's size costs from what any write costs, it then times the
 same write with a state of a few bytes, as small as a move stored as a row of its own
-would be: the least such a row could cost. And it weighs the copy of each table's last
+would be: the least such a row could cost. Then it times the games' final states written
+all at once, round after round, as many tables' moves come at once under load (SQLite
+commits the writes waiting together in one transaction). And it weighs the copy of each table's last
 stored state that the core keeps in memory (to undo a change that could not be stored):
 as its JSON text, and as the parsed JSON it kept before. The last line printed is one
-JSON object.
+JSON object. `--synchronous NORMAL` weighs what the bot's `PRAGMA synchronous = FULL` (an
+fsync at every commit) costs: in WAL mode NORMAL keeps a commit through a killed process
+but not through a power cut.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ MOST_MOVES = 3000
 # A move as a row of its own: about this much (a seat and an action).
 SMALL_STATE = json.dumps({"seat": 1, "action": {"play": ["10h", "10s"]}})
 SMALL_WRITES = 500
+# Rounds of every game's table written at once.
+TOGETHER_ROUNDS = 25
 
 
 class TimedStore(StorageTableStore):
@@ -122,10 +128,11 @@ async def play(service: TableService, preset: str, channel: int) -> tuple[list[f
     return moves, table
 
 
-async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
+async def measure(games: int, seed: int, preset: str, synchronous: str = "FULL") -> dict[str, Any]:
     """Play the games on a fresh SQLite file; return the figures."""
     with tempfile.TemporaryDirectory(prefix="bench-storage-") as tmp:
         database = await open_database(DatabaseUrl.sqlite(Path(tmp) / "bench.sqlite3"))
+        await database.fetch(f"PRAGMA synchronous = {synchronous}")
         try:
             store = TimedStore(Storage(database))
             service = TableService(
@@ -134,15 +141,25 @@ async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
                 seeds=iter(range(seed, seed + games)).__next__,
             )
             moves: list[float] = []
-            texts: list[str] = []
+            tables: list[Table] = []
             for game in range(games):
                 played, table = await play(service, preset, channel=100 + game)
                 moves += played
-                texts.append(state_text(table))
+                tables.append(table)
+            texts = [state_text(each) for each in tables]
             began = time.process_time()
             for _ in range(SMALL_WRITES):
                 await StorageTableStore.save(store, table, SMALL_STATE)
             small = (time.process_time() - began) / SMALL_WRITES
+            began = time.process_time()
+            for _ in range(TOGETHER_ROUNDS):
+                await asyncio.gather(
+                    *(
+                        StorageTableStore.save(store, each, text)
+                        for each, text in zip(tables, texts, strict=True)
+                    )
+                )
+            together = (time.process_time() - began) / (TOGETHER_ROUNDS * games)
         finally:
             await database.close()
     total = sum(moves)
@@ -150,6 +167,7 @@ async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
     return {
         "games": games,
         "preset": preset,
+        "synchronous": synchronous,
         "moves": len(moves),
         "table_writes": len(store.saves),
         "submit_ms_per_move": round(total * 1000 / len(moves), 3),
@@ -158,6 +176,7 @@ async def measure(games: int, seed: int, preset: str) -> dict[str, Any]:
         "stored_ms_per_move": round(stored * 1000 / len(moves), 3),
         "stored_share_of_submit": round(stored / total, 3),
         "small_row_save_ms": round(small * 1000, 3),
+        "save_ms_per_write_together": round(together * 1000, 3),
         "final_state_bytes_mean": round(statistics.fmean(len(text) for text in texts)),
         "kept_as_text_kb": round(sum(map(sys.getsizeof, texts)) / 1024 / games, 1),
         "kept_parsed_kb": round(parsed_bytes(texts) / 1024 / games, 1),
@@ -185,16 +204,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="games played, one after another")
     parser.add_argument("--seed", type=int, default=1, help="the first game's deal")
     parser.add_argument("--preset", default="classic", help="house-rule preset")
+    parser.add_argument(
+        "--synchronous",
+        default="FULL",
+        choices=("FULL", "NORMAL"),
+        help="SQLite's PRAGMA synchronous (the bot's: FULL)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    figures = asyncio.run(measure(args.games, args.seed, args.preset))
+    figures = asyncio.run(measure(args.games, args.seed, args.preset, args.synchronous))
     print(
-        f"{figures['games']} games ({figures['preset']}), {figures['moves']} moves, "
+        f"{figures['games']} games ({figures['preset']}, synchronous {figures['synchronous']}), "
+        f"{figures['moves']} moves, "
         f"{figures['table_writes']} table writes: submit {figures['submit_ms_per_move']} ms CPU "
         f"per move, of which storing the table {figures['stored_ms_per_move']} ms "
         f"({figures['stored_share_of_submit']:.0%}: JSON text "
         f"{figures['state_text_ms_per_write']} ms + save {figures['save_ms_per_write']} ms a "
         f"write); a finished table's JSON {figures['final_state_bytes_mean']} bytes; the same "
-        f"write of a {len(SMALL_STATE)}-byte state: {figures['small_row_save_ms']} ms"
+        f"write of a {len(SMALL_STATE)}-byte state: {figures['small_row_save_ms']} ms; the "
+        f"{figures['games']} tables written at once: {figures['save_ms_per_write_together']} ms "
+        "a write"
     )
     print(
         f"a finished table's last stored state kept in memory: {figures['kept_as_text_kb']} KB "

@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -193,6 +194,12 @@ class Database(ABC):
     async def check_owner(self, connection: Connection, guild_id: int) -> None:
         """Refuse, in a write's transaction, to write a guild's table this process lost."""
 
+    async def write(self, guild_id: int, sql: str, params: Sequence[object]) -> None:
+        """Run one statement of a guild's as a transaction, if this process still owns it."""
+        async with self.transaction() as db:
+            await self.check_owner(db, guild_id)
+            await db.execute(sql, params)
+
     @abstractmethod
     async def hold_ratings(self, connection: Connection) -> None:
         """Hold the ratings until the transaction ends: processes rate games one at a time."""
@@ -252,8 +259,60 @@ class _SqliteConnection(Connection):
             return list(await cursor.fetchall())
 
 
+# One write waiting for the next group commit: its statement, and the future that tells its
+# caller whether it was stored.
+_Write = tuple[str, Sequence[object], "asyncio.Future[None]"]
+
+
+def _commit_writes(
+    connection: sqlite3.Connection, writes: Sequence[tuple[str, Sequence[object]]]
+) -> list[sqlite3.Error | None]:
+    """Run the writes in one transaction on the database's thread; give each one's error.
+
+    A statement that fails is undone alone (its savepoint) and the others are committed; if
+    the transaction itself fails (the commit: disk full, I/O error), it raises and none is.
+    """
+    errors: list[sqlite3.Error | None] = []
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for sql, params in writes:
+            connection.execute("SAVEPOINT one_write")
+            try:
+                connection.execute(sql, params)
+            except sqlite3.Error as exc:
+                connection.execute("ROLLBACK TO one_write")
+                errors.append(exc)
+            else:
+                errors.append(None)
+            connection.execute("RELEASE one_write")
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    return errors
+
+
+def _settle(writes: Sequence[_Write], commit: asyncio.Future[list[sqlite3.Error | None]]) -> None:
+    """Tell each write of a group commit whether it was stored, even if its leader is gone."""
+    for index, (_sql, _params, done) in enumerate(writes):
+        if done.done():
+            continue
+        if commit.cancelled():
+            done.cancel()
+        elif (error := commit.exception() or commit.result()[index]) is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(None)
+
+
 class SqliteDatabase(Database):
-    """One aiosqlite connection; one coroutine at a time uses it."""
+    """One aiosqlite connection; one coroutine at a time uses it.
+
+    Single-statement writes (a table stored after a move) are committed in groups: every
+    write waiting when the connection comes free goes in one transaction, in one call on the
+    database's thread, and each caller is told whether its own write was stored.
+    """
 
     dialect: Dialect = "sqlite"
 
@@ -261,6 +320,8 @@ class SqliteDatabase(Database):
         self._db = db
         self._connection = _SqliteConnection(db)
         self._lock = asyncio.Lock()
+        # The writes waiting for the next group commit, in the order they were asked for.
+        self._waiting: list[_Write] = []
 
     @classmethod
     async def open(cls, path: Path | str, migrations: list[Migration]) -> SqliteDatabase:
@@ -321,6 +382,36 @@ class SqliteDatabase(Database):
 
     async def check_owner(self, connection: Connection, guild_id: int) -> None:
         """Nothing to check: the file's lock is held until the process ends."""
+
+    async def write(self, guild_id: int, sql: str, params: Sequence[object]) -> None:
+        """Run a statement in the next group commit; raise its own error if it was not stored.
+
+        The first write to get the connection commits every write waiting, in order; those
+        behind it find theirs done. No owner to check (`check_owner`): the file is ours.
+        """
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        write = (sql, params, done)
+        self._waiting.append(write)
+        try:
+            async with self._lock:
+                if not done.done():
+                    writes, self._waiting = self._waiting, []
+                    # One call on aiosqlite's thread (its `_execute`, which it does not name
+                    # publicly), instead of a round trip per statement.
+                    run = self._db._execute
+                    commit = asyncio.ensure_future(
+                        run(_commit_writes, self._db._conn, [w[:2] for w in writes])  # type: ignore[no-untyped-call]
+                    )
+                    # The writes are told when the commit ends, even if this caller is
+                    # cancelled while it runs (its thread finishes it regardless).
+                    commit.add_done_callback(partial(_settle, writes))
+                    await asyncio.wait([commit])
+        except asyncio.CancelledError:
+            if write in self._waiting:  # never taken into a commit: it is not made
+                self._waiting.remove(write)
+                done.cancel()
+            raise
+        await done
 
     async def hold_ratings(self, connection: Connection) -> None:
         """Nothing to hold: one process owns the file, and its transactions take turns."""

@@ -165,27 +165,13 @@ class Storage:
     # Running tables
 
     async def save_table(self, table: StoredTable) -> None:
-        """Insert or replace a running table's state."""
-        async with self.database.transaction() as db:
-            await self._upsert_table(db, table)
+        """Insert or replace a running table's state (SQLite commits it with others waiting)."""
+        await self.database.write(table.guild_id, _UPSERT_TABLE, _upsert_params(table))
 
     async def _upsert_table(self, db: Connection, table: StoredTable) -> None:
         """Write a table's state, if this process still owns its guild's shard."""
         await self.database.check_owner(db, table.guild_id)
-        await db.execute(
-            "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
-            "VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (table_id) DO UPDATE SET guild_id = excluded.guild_id, "
-            "channel_id = excluded.channel_id, state = excluded.state, "
-            "updated_at = excluded.updated_at",
-            (
-                table.table_id,
-                table.guild_id,
-                table.channel_id,
-                table.text,
-                _now(),
-            ),
-        )
+        await db.execute(_UPSERT_TABLE, _upsert_params(table))
 
     async def finish_table(self, table: StoredTable, record: GameRecord | None) -> int | None:
         """Record a finished game (if it has a result) and keep the table's final state as ended.
@@ -429,6 +415,20 @@ class Storage:
                 counts[table] = len(rows)
             await self.database.renumber(db)
         return counts
+
+
+_UPSERT_TABLE = (
+    "INSERT INTO running_tables (table_id, guild_id, channel_id, state, updated_at) "
+    "VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (table_id) DO UPDATE SET guild_id = excluded.guild_id, "
+    "channel_id = excluded.channel_id, state = excluded.state, "
+    "updated_at = excluded.updated_at"
+)
+
+
+def _upsert_params(table: StoredTable) -> tuple[object, ...]:
+    """Give `_UPSERT_TABLE` a table's values, stamped now."""
+    return (table.table_id, table.guild_id, table.channel_id, table.text, _now())
 
 
 _READ_GUILD_SETTINGS = (

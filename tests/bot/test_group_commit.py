@@ -1,0 +1,249 @@
+"""SQLite's group commit: the table writes waiting together are stored in one transaction.
+
+Each caller is still told of its own write: a failed commit fails every write of its
+group (and the core puts each table back as stored), a statement that fails alone fails
+only its own write, and the writes of one table land in the order they were asked for.
+Faults are injected in SQLite itself: an authorizer that refuses COMMIT (as a full disk
+refuses it), a trigger that refuses one table's row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.database
+from bot.database import SqliteDatabase
+from bot.storage import RunningRow, Storage, StoredTable
+from bot.table_store import StorageTableStore
+from tables.model import Table
+from tables.service import TableService
+from tests.bot.test_table_store import move, playing
+from tests.tables.conftest import TIMING, FakeClock
+from tests.tables.test_service import refused
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
+    opened = await Storage.open(tmp_path / "bot.sqlite3")
+    yield opened
+    await opened.close()
+
+
+def sqlite_of(storage: Storage) -> SqliteDatabase:
+    database = storage.database
+    assert isinstance(database, SqliteDatabase)
+    return database
+
+
+def deny_commit(action: int, what: str | None, *_: Any) -> int:
+    """Refuse every COMMIT, as a disk that is full or failing refuses it."""
+    if action == sqlite3.SQLITE_TRANSACTION and what == "COMMIT":
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+async def on_thread(storage: Storage, name: str, *args: Any) -> None:
+    """Call a method of the sqlite3 connection on its own thread."""
+    database = sqlite_of(storage)
+    await database._db._execute(getattr(database._db._conn, name), *args)  # type: ignore[no-untyped-call]
+
+
+async def failing_disk(storage: Storage, failing: bool) -> None:
+    """Make every commit fail, or work again."""
+    await on_thread(storage, "set_authorizer", deny_commit if failing else None)
+
+
+def state(table_id: str, version: int) -> StoredTable:
+    return StoredTable(table_id, 1, 2, json.dumps({"version": version}))
+
+
+@pytest.fixture
+def commits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the writes each group commit carried."""
+    counted: list[int] = []
+    real = bot.database._commit_writes
+
+    def counting(
+        connection: sqlite3.Connection, writes: Sequence[tuple[str, Sequence[object]]]
+    ) -> list[sqlite3.Error | None]:
+        counted.append(len(writes))
+        return real(connection, writes)
+
+    monkeypatch.setattr(bot.database, "_commit_writes", counting)
+    return counted
+
+
+async def test_writes_waiting_together_are_committed_in_one_transaction(
+    storage: Storage, commits: list[int]
+) -> None:
+    await asyncio.gather(*(storage.save_table(state(f"t{i:02d}", i)) for i in range(20)))
+    # The first write finds the connection free and goes alone; the 19 behind it go together.
+    assert commits == [1, 19]
+    assert [row.text for row in await storage.running_tables()] == [
+        json.dumps({"version": i}) for i in range(20)
+    ]
+
+
+async def test_one_tables_writes_land_in_the_order_they_were_asked_for(
+    storage: Storage, commits: list[int]
+) -> None:
+    await asyncio.gather(*(storage.save_table(state("t", version)) for version in range(1, 11)))
+    assert len(commits) == 2
+    assert await storage.running_tables() == [RunningRow("t", 1, 2, json.dumps({"version": 10}))]
+
+
+async def test_a_failed_commit_fails_every_write_of_its_group_and_stores_none(
+    storage: Storage, commits: list[int]
+) -> None:
+    for i in range(3):
+        await storage.save_table(state(f"t{i}", 1))
+    await failing_disk(storage, True)
+    results = await asyncio.gather(
+        *(storage.save_table(state(f"t{i}", 2)) for i in range(3)),
+        storage.save_table(state("new", 2)),
+        return_exceptions=True,
+    )
+    assert commits[3:] == [1, 3]
+    assert all(isinstance(each, sqlite3.DatabaseError) for each in results), results
+    assert await storage.running_tables() == [
+        RunningRow(f"t{i}", 1, 2, json.dumps({"version": 1})) for i in range(3)
+    ]
+    await failing_disk(storage, False)
+    await asyncio.gather(*(storage.save_table(state(f"t{i}", 3)) for i in range(3)))
+    assert {row.text for row in await storage.running_tables()} == {json.dumps({"version": 3})}
+
+
+async def test_a_statement_that_fails_alone_fails_only_its_own_write(
+    storage: Storage, commits: list[int]
+) -> None:
+    await storage.database.fetch(
+        "CREATE TRIGGER refuse_bad BEFORE INSERT ON running_tables WHEN NEW.table_id = 'bad' "
+        "BEGIN SELECT RAISE(ABORT, 'refused row'); END"
+    )
+    results = await asyncio.gather(
+        storage.save_table(state("a", 1)),
+        storage.save_table(state("b", 1)),
+        storage.save_table(state("bad", 1)),
+        storage.save_table(state("c", 1)),
+        return_exceptions=True,
+    )
+    assert commits == [1, 3]
+    assert [type(each) for each in results] == [
+        type(None),
+        type(None),
+        sqlite3.IntegrityError,
+        type(None),
+    ]
+    assert [row.table_id for row in await storage.running_tables()] == ["a", "b", "c"]
+
+
+async def test_a_cancelled_write_not_yet_taken_is_not_stored(storage: Storage) -> None:
+    first = asyncio.create_task(storage.save_table(state("a", 1)))
+    second = asyncio.create_task(storage.save_table(state("b", 1)))
+    await asyncio.sleep(0)  # both are waiting: the first commits, the second waits for it
+    second.cancel()
+    await first
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    await storage.save_table(state("c", 1))
+    assert [row.table_id for row in await storage.running_tables()] == ["a", "c"]
+
+
+async def test_moves_of_two_tables_in_a_failed_group_are_each_undone_and_work_after(
+    storage: Storage,
+) -> None:
+    clock = FakeClock()
+    made = [
+        TableService(
+            store=StorageTableStore(storage),
+            timing=TIMING,
+            clock=clock,
+            sleep=clock.sleep,
+            seeds=lambda: 7,
+        )
+        for _ in range(2)
+    ]
+    try:
+        tables = [await playing(service) for service in made]
+        before = [table.to_json() for table in tables]
+        await failing_disk(storage, True)
+        for outcome in await asyncio.gather(
+            *(move(service, table) for service, table in zip(made, tables, strict=True)),
+            return_exceptions=True,
+        ):
+            await refused("not_saved", raised(outcome))
+        stored = {
+            each.table_id: Table.from_json(json.loads(each.text)).to_json()
+            for each in await StorageTableStore(storage).load()
+        }
+        assert [table.to_json() for table in tables] == before
+        assert [stored[table.id] for table in tables] == before
+        await failing_disk(storage, False)
+        for service, table in zip(made, tables, strict=True):
+            moves = table.game.moves if table.game else 0
+            await move(service, table)
+            assert table.game is not None and table.game.moves == moves + 1
+    finally:
+        for service in made:
+            await service.shutdown()
+
+
+async def raised(outcome: object) -> None:
+    """Raise what a gathered call raised."""
+    if isinstance(outcome, BaseException):
+        raise outcome
+
+
+GROUP_WRITER = """
+import asyncio, json, sys
+from bot.storage import Storage, StoredTable
+
+async def main() -> None:
+    storage = await Storage.open(sys.argv[1])
+    version = 0
+    while True:
+        version += 1
+        state = {"version": version, "hands": [[version] * 13 for _ in range(6)]}
+        await asyncio.gather(
+            *(storage.save_table(StoredTable(f"t{i}", 1, 2, json.dumps(state))) for i in range(8))
+        )
+        print(version, flush=True)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_killed_process_keeps_every_write_of_the_groups_it_was_told_of(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bot.sqlite3"
+    process = subprocess.Popen(
+        [sys.executable, "-c", GROUP_WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    told = 0
+    while told < 25:
+        told = int(process.stdout.readline())
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    storage = await Storage.open(path)
+    try:
+        rows = await storage.running_tables()
+    finally:
+        await storage.close()
+    assert [row.table_id for row in rows] == [f"t{i}" for i in range(8)]
+    for row in rows:
+        state = json.loads(row.text)
+        assert state["version"] >= told
+        assert state["hands"] == [[state["version"]] * 13 for _ in range(6)]
