@@ -7,6 +7,9 @@ whole interaction through PostgreSQL (`NOTIFY shithead_shard_<n>`) and leaves it
 owner, listening on its shards' channels, handles it as if its own gateway had brought it:
 it answers the interaction (any process may, with its token, within Discord's 3 s) and
 applies the move under the table's lock, so a table's actions stay in one process, in order.
+A table's clicks are sent on in the order they came, different tables' at once: the clicks
+waiting to be sent go in one round trip to the database; a table's server is looked up once
+(a table never changes servers).
 
 However late the hand-over, the click is acknowledged in time: the owner, as it takes a
 click, tells the process it came from (`{"taken": id}` on that process's channel); a click
@@ -14,9 +17,6 @@ not taken `TAKEN_BY` after Discord created it is deferred where it came in (an e
 come, one REST call only then). The owner's answer then finds Discord refusing a second
 first response (40060) and follows the deferral instead (`bot.presenter.first_response`);
 if the owner answered first, the late deferral is the one refused, and nothing more is sent.
-A table's clicks are sent on in the order they came, different tables' at once: the clicks
-waiting to be sent go in one round trip to the database; a table's server is looked up once
-(a table never changes servers).
 """
 
 from __future__ import annotations
