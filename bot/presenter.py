@@ -137,19 +137,6 @@ T = TypeVar("T")
 
 # Discord's refusal of a second first response: the interaction was acknowledged already.
 ALREADY_ACKNOWLEDGED = 40060
-# Who waits to hear that an interaction's first response landed, by its id: the process a
-# DM click came in on, which defers it otherwise (`bot.routing`).
-_acknowledging: dict[int, Callable[[], None]] = {}
-
-
-def when_acknowledged(interaction_id: int, then: Callable[[], None]) -> None:
-    """Call `then` once this process's first response to an interaction has landed."""
-    _acknowledging[interaction_id] = then
-
-
-def forget_acknowledged(interaction_id: int) -> None:
-    """Stop waiting to call back about an interaction's first response."""
-    _acknowledging.pop(interaction_id, None)
 
 
 async def first_response(
@@ -159,27 +146,21 @@ async def first_response(
 ) -> T:
     """Send an interaction's first response, or what follows one once it was acknowledged.
 
-    The process a DM click came in on defers it when its owner has not acknowledged it in
-    time (`bot.routing`): Discord then refuses our first response, and the answer goes
-    through the token instead, as after our own deferral.
+    The process a DM click came in on defers it when its owner is slow to take it
+    (`bot.routing`): Discord then refuses our first response, and the answer goes through
+    the token instead, as after our own deferral.
     """
     async with responding(interaction):
         if not interaction.response.is_done():
             try:
-                result = await first()
+                return await first()
             except discord.HTTPException as error:
                 if error.code != ALREADY_ACKNOWLEDGED:
                     raise
-                forget_acknowledged(interaction.id)
                 log.debug("interaction %d was deferred by another process", interaction.id)
                 interaction.response._response_type = (
                     discord.InteractionResponseType.deferred_message_update
                 )
-            else:
-                told = _acknowledging.pop(interaction.id, None)
-                if told is not None:
-                    told()
-                return result
         return await then()
 
 

@@ -11,14 +11,12 @@ A table's clicks are sent on in the order they came, different tables' at once: 
 waiting to be sent go in one round trip to the database; a table's server is looked up once
 (a table never changes servers).
 
-However late the hand-over, and however busy the owner, the click is acknowledged in time:
-once the owner's first response (its answer or its deferral) has landed, it tells the
-process the click came from (`{"acknowledged": id}` on that process's channel); a click not
-acknowledged `ACKNOWLEDGED_BY` after Discord created it is deferred where it came in (an
-edit to come, one REST call only then). The owner's answer then finds Discord refusing a
-second first response (40060) and follows the deferral instead
-(`bot.presenter.first_response`); if the owner's came first, the late deferral is the one
-refused, and nothing more is sent.
+However late the hand-over, the click is acknowledged in time: the owner, as it takes a
+click, tells the process it came from (`{"taken": id}` on that process's channel); a click
+not taken `TAKEN_BY` after Discord created it is deferred where it came in (an edit to
+come, one REST call only then). The owner's answer then finds Discord refusing a second
+first response (40060) and follows the deferral instead (`bot.presenter.first_response`);
+if the owner answered first, the late deferral is the one refused, and nothing more is sent.
 """
 
 from __future__ import annotations
@@ -31,11 +29,10 @@ from typing import Any
 
 import discord
 
-from bot.answers import DEFER_BY, defer_click
+from bot.answers import defer_click
 from bot.custom_ids import table_of
 from bot.database import PostgresDatabase, StorageError, shard_of
 from bot.dispatch import light
-from bot.presenter import forget_acknowledged, when_acknowledged
 from bot.storage import Storage
 from tables.service import TableService
 
@@ -48,10 +45,9 @@ Parse = Callable[[Any], None]
 KNOWN_TABLES = 10_000
 # PostgreSQL refuses a notification's payload of this many bytes or more.
 PAYLOAD_LIMIT = 8000
-# A click sent on that its owner has not acknowledged this many seconds after Discord
-# created it is deferred where it came in (the deferral must reach Discord within 3 s of
-# that moment): when the owner, unless busy, defers it itself.
-ACKNOWLEDGED_BY = DEFER_BY
+# A click sent on that its owner has not taken this many seconds after Discord created it
+# is deferred where it came in: the deferral must reach Discord within 3 s of that moment.
+TAKEN_BY = 1.5
 
 
 def channel(shard: int) -> str:
@@ -64,7 +60,7 @@ def forwarded(data: dict[str, Any], origin: int) -> str:
 
     A notification holds at most 8,000 bytes: the clicked message's embeds and pictures go
     (the owner reads the message's id), its components stay. `origin` is a shard of the
-    process it came in on: the owner says there that it acknowledged the click.
+    process it came in on: the owner says there that it took the click.
     """
     message = data.get("message")
     if isinstance(message, dict):
@@ -103,8 +99,8 @@ class ClickRouter:
         # Notifications waiting to be sent (channel, payload, when sent), and the task sending them.
         self._outbox: list[tuple[str, str, asyncio.Future[None]]] = []
         self._sender: asyncio.Task[None] | None = None
-        # The clicks sent on that their owner has not acknowledged: each one's deferral to come.
-        self._unacknowledged: dict[str, asyncio.TimerHandle] = {}
+        # The clicks sent on that their owner has not said it took: each one's deferral to come.
+        self._untaken: dict[str, asyncio.TimerHandle] = {}
         self._deferrals: set[asyncio.Task[None]] = set()
 
     async def install(self, parsers: dict[str, Parse]) -> None:
@@ -124,8 +120,8 @@ class ClickRouter:
             self._parse(data)
             return
         loop = asyncio.get_running_loop()
-        self._unacknowledged[str(data["id"])] = loop.call_later(
-            max(0.0, ACKNOWLEDGED_BY - age(data)), self._defer, data
+        self._untaken[str(data["id"])] = loop.call_later(
+            max(0.0, TAKEN_BY - age(data)), self._defer, data
         )
         before = self._latest.get(table_id)
         task = loop.create_task(self._route(table_id, data, before))
@@ -171,18 +167,18 @@ class ClickRouter:
     def _answer_here(self, data: dict[str, Any]) -> None:
         """Handle a click in this process after all: its own deadline applies, not ours."""
         assert self._parse is not None
-        self._acknowledged(str(data["id"]))
+        self._taken(str(data["id"]))
         self._parse(data)
 
-    def _acknowledged(self, interaction_id: str) -> None:
-        """Call off a click's deferral: its owner acknowledged it, or this process answers it."""
-        waiting = self._unacknowledged.pop(interaction_id, None)
+    def _taken(self, interaction_id: str) -> None:
+        """Call off a click's deferral: its owner took it in time."""
+        waiting = self._untaken.pop(interaction_id, None)
         if waiting is not None:
             waiting.cancel()
 
     def _defer(self, data: dict[str, Any]) -> None:
-        """Defer a click its owner has not acknowledged in time; the owner's answer fills it in."""
-        del self._unacknowledged[str(data["id"])]
+        """Defer a click its owner has not taken in time; the owner's answer fills it in."""
+        del self._untaken[str(data["id"])]
         payload: Any = light(data)
         interaction = discord.Interaction(data=payload, state=self.state)
         task = asyncio.get_running_loop().create_task(self._deferral(interaction))
@@ -191,7 +187,7 @@ class ClickRouter:
 
     async def _deferral(self, interaction: discord.Interaction) -> None:
         """Acknowledge a click for its owner (the owner may have answered it already)."""
-        log.debug("click %d not acknowledged in time by its owner: deferred here", interaction.id)
+        log.debug("click %d not taken in time by its owner: deferred here", interaction.id)
         try:
             await defer_click(interaction)
         except discord.HTTPException:
@@ -228,33 +224,23 @@ class ClickRouter:
                         sent.set_result(None)
 
     def heard(self, payload: str) -> None:
-        """Take a click another process sent us, or hear that its owner acknowledged one of ours."""
+        """Take a click another process sent us, or hear that our owner took one of ours."""
         note = json.loads(payload)
-        if "acknowledged" in note:
-            self._acknowledged(note["acknowledged"])
+        if "taken" in note:
+            self._taken(note["taken"])
         else:
             self.take(note["click"], note["from"])
 
     def take(self, data: dict[str, Any], origin: int) -> None:
-        """Handle a click sent to us as if our gateway had brought it.
-
-        Until its sender's deadline, the sender hears when our first response has landed.
-        """
+        """Handle a click sent to us as if our gateway had brought it; say so while it counts."""
         assert self._parse is not None
-        left = ACKNOWLEDGED_BY - age(data)
-        if left > 0:
-            interaction_id = int(data["id"])
-            reply = json.dumps({"acknowledged": str(interaction_id)}, separators=(",", ":"))
-            when_acknowledged(interaction_id, lambda: self._tell(channel(origin), reply))
-            asyncio.get_running_loop().call_later(left, forget_acknowledged, interaction_id)
+        if age(data) < TAKEN_BY:
+            reply = json.dumps({"taken": str(data["id"])}, separators=(",", ":"))
+            self._post(channel(origin), reply).add_done_callback(self._replied)
         self._parse(data)
-
-    def _tell(self, name: str, reply: str) -> None:
-        """Send a reply with the next round trip, without waiting for it."""
-        self._post(name, reply).add_done_callback(self._replied)
 
     @staticmethod
     def _replied(sent: asyncio.Future[None]) -> None:
-        """Log a reply that could not be sent (the process the click came from defers it)."""
+        """Log a "taken" reply that could not be sent (the process it came from defers it)."""
         if not sent.cancelled() and sent.exception() is not None:
-            log.warning("could not say a click was acknowledged: %s", sent.exception())
+            log.warning("could not say a click was taken: %s", sent.exception())

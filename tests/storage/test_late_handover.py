@@ -76,7 +76,7 @@ async def readied(run: Processes, table_id: str, seats: list[int]) -> None:
     assert applied() == seats
 
 
-async def test_a_click_its_owner_takes_late_is_deferred_where_it_came_in_and_filled_in_once(
+async def test_a_click_taken_late_is_deferred_where_it_came_in_and_filled_in_once(
     postgres: Cluster, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="bot")
@@ -115,13 +115,12 @@ async def test_a_click_its_owner_takes_late_is_deferred_where_it_came_in_and_fil
         assert problems(caplog) == []
 
 
-async def test_clicks_answered_in_time_cost_only_their_answer(
+async def test_clicks_taken_in_time_cost_only_their_answer(
     postgres: Cluster, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     # A roomier deadline than in production, so that a busy test machine's hand-over is still
-    # "in time": without the owner's word that it answered, each click would be deferred
-    # 2.5 s after it.
-    monkeypatch.setattr(routing, "ACKNOWLEDGED_BY", 2.5)
+    # "in time": without the owner's "taken", each click would be deferred 2.5 s after it.
+    monkeypatch.setattr(routing, "TAKEN_BY", 2.5)
     async with two_processes(postgres) as run:
         driver = run.driver
         table_id, dms = await started(run)
@@ -142,9 +141,9 @@ async def test_clicks_answered_in_time_cost_only_their_answer(
 async def test_when_both_processes_answer_first_the_second_is_refused_quietly(
     postgres: Cluster, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # The owner's word is lost: shard 0's process defers the click at ACKNOWLEDGED_BY whatever
+    # The owner's "taken" is lost: shard 0's process defers the click at TAKEN_BY whatever
     # the owner did, and one of the two first responses meets Discord's 40060.
-    monkeypatch.setattr(ClickRouter, "_acknowledged", lambda router, interaction_id: None)
+    monkeypatch.setattr(ClickRouter, "_taken", lambda router, interaction_id: None)
     async with two_processes(postgres) as run:
         driver = run.driver
         table_id, dms = await started(run)
