@@ -17,7 +17,7 @@ import discord
 
 from bot.i18n import DEFAULT_LOCALE, language_of, t
 from bot.membership import Membership
-from bot.presenter import Presenter, responding
+from bot.presenter import Presenter, first_response
 from bot.rendering import Selection
 from bot.words import hint_text, refusal
 from tables.errors import TableError
@@ -42,6 +42,15 @@ def defer_delay(interaction: discord.Interaction, now: datetime) -> float:
     return max(0.0, min(DEFER_AFTER, DEFER_BY - age))
 
 
+async def acknowledged_already() -> None:
+    """Leave an interaction as it is: it was acknowledged (here, or by another process)."""
+
+
+async def defer_click(interaction: discord.Interaction) -> None:
+    """Acknowledge a click with an edit to come, unless it was acknowledged already."""
+    await first_response(interaction, interaction.response.defer, acknowledged_already)
+
+
 @contextlib.asynccontextmanager
 async def acknowledged(
     interaction: discord.Interaction, *, edit: bool, ephemeral: bool = False
@@ -49,24 +58,25 @@ async def acknowledged(
     """Answer within Discord's deadline: if the answer is not sent in time, defer it first.
 
     The deferral is an edit-to-come for a click (`edit`), else "thinking"; it and the answer
-    take turns through `responding`, so they never both try to be the first response.
+    take turns through `first_response`, so they never both try to be the first response, and
+    one that finds the interaction deferred by another process follows that deferral.
     """
     deferring = False
+
+    async def thinking() -> None:
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
 
     async def defer_when_due() -> None:
         nonlocal deferring
         await asyncio.sleep(defer_delay(interaction, discord.utils.utcnow()))
         deferring = True
-        async with responding(interaction):
-            if interaction.response.is_done():
-                return
-            try:
-                if edit:
-                    await interaction.response.defer()
-                else:
-                    await interaction.response.defer(thinking=True, ephemeral=ephemeral)
-            except discord.HTTPException:
-                log.warning("could not defer a slow answer")
+        try:
+            if edit:
+                await defer_click(interaction)
+            else:
+                await first_response(interaction, thinking, acknowledged_already)
+        except discord.HTTPException:
+            log.warning("could not defer a slow answer")
 
     watcher = asyncio.create_task(defer_when_due())
     try:
@@ -103,11 +113,11 @@ def server_language(interaction: discord.Interaction, chosen: str) -> str:
 
 async def say(interaction: discord.Interaction, text: str) -> None:
     """Answer with a short message only the asker sees."""
-    async with responding(interaction):
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
-        else:
-            await interaction.response.send_message(text, ephemeral=True)
+    await first_response(
+        interaction,
+        lambda: interaction.response.send_message(text, ephemeral=True),
+        lambda: interaction.followup.send(text, ephemeral=True),
+    )
 
 
 @contextlib.asynccontextmanager

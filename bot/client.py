@@ -138,7 +138,9 @@ class ShitheadBot(commands.Bot):
         if len(settings.shards) < settings.shard_count:
             # Other processes run the other shards: DM clicks on their tables go to them, and
             # their tables' message references are theirs.
-            router = ClickRouter(self.storage, self.tables, settings.shards, settings.shard_count)
+            router = ClickRouter(
+                self.storage, self.tables, settings.shards, settings.shard_count, self._connection
+            )
             await router.install(self._connection.parsers)
             refs = ShardMessageRefs(self.storage, settings.shards, settings.shard_count)
             self.presenter.store = refs

@@ -24,7 +24,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import aiohttp
 import discord
@@ -133,31 +133,67 @@ def responding(interaction: discord.Interaction) -> asyncio.Lock:
     return lock
 
 
+T = TypeVar("T")
+
+# Discord's refusal of a second first response: the interaction was acknowledged already.
+ALREADY_ACKNOWLEDGED = 40060
+
+
+async def first_response(
+    interaction: discord.Interaction,
+    first: Callable[[], Awaitable[T]],
+    then: Callable[[], Awaitable[T]],
+) -> T:
+    """Send an interaction's first response, or what follows one once it was acknowledged.
+
+    The process a DM click came in on defers it when its owner is slow to take it
+    (`bot.routing`): Discord then refuses our first response, and the answer goes through
+    the token instead, as after our own deferral.
+    """
+    async with responding(interaction):
+        if not interaction.response.is_done():
+            try:
+                return await first()
+            except discord.HTTPException as error:
+                if error.code != ALREADY_ACKNOWLEDGED:
+                    raise
+                log.debug("interaction %d was deferred by another process", interaction.id)
+                interaction.response._response_type = (
+                    discord.InteractionResponseType.deferred_message_update
+                )
+        return await then()
+
+
 async def edit_answer(
     interaction: discord.Interaction, rendered: Rendered, shown: tuple[str, ...] | None
 ) -> None:
     """Answer a click by editing its message (after a deferral: through the interaction)."""
-    async with responding(interaction):
-        if interaction.response.is_done():
-            await edit_original(interaction.followup, **rendered.edit_kwargs(shown))
-        else:
-            await update_message(interaction, **rendered.edit_kwargs(shown))
+    kwargs = rendered.edit_kwargs(shown)
+    await first_response(
+        interaction,
+        lambda: update_message(interaction, **kwargs),
+        lambda: edit_original(interaction.followup, **kwargs),
+    )
 
 
 async def send_answer(
     interaction: discord.Interaction, rendered: Rendered, *, ephemeral: bool = False
 ) -> int | None:
     """Answer with a new message (after a deferral: as a followup); give its id."""
-    async with responding(interaction):
-        if interaction.response.is_done():
-            message = await interaction.followup.send(
-                **rendered.send_kwargs(), ephemeral=ephemeral, wait=True
-            )
-            return message.id
+
+    async def respond() -> int | None:
         response = await interaction.response.send_message(
             **rendered.send_kwargs(), ephemeral=ephemeral
         )
         return response.message_id
+
+    async def follow_up() -> int | None:
+        message = await interaction.followup.send(
+            **rendered.send_kwargs(), ephemeral=ephemeral, wait=True
+        )
+        return message.id
+
+    return await first_response(interaction, respond, follow_up)
 
 
 def private_key(snapshot: Snapshot, seat: int) -> tuple[object, ...]:

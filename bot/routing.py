@@ -10,6 +10,13 @@ applies the move under the table's lock, so a table's actions stay in one proces
 A table's clicks are sent on in the order they came, different tables' at once: the clicks
 waiting to be sent go in one round trip to the database; a table's server is looked up once
 (a table never changes servers).
+
+However late the hand-over, the click is acknowledged in time: the owner, as it takes a
+click, tells the process it came from (`{"taken": id}` on that process's channel); a click
+not taken `TAKEN_BY` after Discord created it is deferred where it came in (an edit to
+come, one REST call only then). The owner's answer then finds Discord refusing a second
+first response (40060) and follows the deferral instead (`bot.presenter.first_response`);
+if the owner answered first, the late deferral is the one refused, and nothing more is sent.
 """
 
 from __future__ import annotations
@@ -20,8 +27,12 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import discord
+
+from bot.answers import defer_click
 from bot.custom_ids import table_of
 from bot.database import PostgresDatabase, StorageError, shard_of
+from bot.dispatch import light
 from bot.storage import Storage
 from tables.service import TableService
 
@@ -34,6 +45,9 @@ Parse = Callable[[Any], None]
 KNOWN_TABLES = 10_000
 # PostgreSQL refuses a notification's payload of this many bytes or more.
 PAYLOAD_LIMIT = 8000
+# A click sent on that its owner has not taken this many seconds after Discord created it
+# is deferred where it came in: the deferral must reach Discord within 3 s of that moment.
+TAKEN_BY = 1.5
 
 
 def channel(shard: int) -> str:
@@ -41,16 +55,23 @@ def channel(shard: int) -> str:
     return f"shithead_shard_{shard}"
 
 
-def forwarded(data: dict[str, Any]) -> str:
-    """Write an interaction for the owner, without what it never reads.
+def forwarded(data: dict[str, Any], origin: int) -> str:
+    """Write an interaction for the owner, without what it never reads, and where it came.
 
     A notification holds at most 8,000 bytes: the clicked message's embeds and pictures go
-    (the owner reads the message's id), its components stay.
+    (the owner reads the message's id), its components stay. `origin` is a shard of the
+    process it came in on: the owner says there that it took the click.
     """
     message = data.get("message")
     if isinstance(message, dict):
         data = {**data, "message": {**message, "embeds": [], "attachments": []}}
-    return json.dumps(data, separators=(",", ":"))
+    return json.dumps({"from": origin, "click": data}, separators=(",", ":"))
+
+
+def age(data: dict[str, Any]) -> float:
+    """Say how many seconds ago Discord created an interaction (its id says when)."""
+    created = discord.utils.snowflake_time(int(data["id"]))
+    return (discord.utils.utcnow() - created).total_seconds()
 
 
 class ClickRouter:
@@ -62,8 +83,10 @@ class ClickRouter:
         tables: TableService,
         shards: Sequence[int],
         shard_count: int,
+        state: Any,
     ) -> None:
         assert isinstance(storage.database, PostgresDatabase), "shared shards need PostgreSQL"
+        self.state = state  # discord.py's connection state: a late click is deferred with it
         self.database: PostgresDatabase = storage.database
         self.storage = storage
         self.tables = tables
@@ -73,9 +96,12 @@ class ClickRouter:
         # The latest click being sent on for each table: the next one on it waits for it.
         self._latest: dict[str, asyncio.Task[None]] = {}
         self._guilds: dict[str, int] = {}  # table id -> its server, as stored
-        # Clicks waiting to be sent on (channel, payload, when sent), and the task sending them.
+        # Notifications waiting to be sent (channel, payload, when sent), and the task sending them.
         self._outbox: list[tuple[str, str, asyncio.Future[None]]] = []
         self._sender: asyncio.Task[None] | None = None
+        # The clicks sent on that their owner has not said it took: each one's deferral to come.
+        self._untaken: dict[str, asyncio.TimerHandle] = {}
+        self._deferrals: set[asyncio.Task[None]] = set()
 
     async def install(self, parsers: dict[str, Parse]) -> None:
         """Route the gateway's interactions through us, and listen on our shards' channels."""
@@ -93,8 +119,12 @@ class ClickRouter:
         if table_id is None or self.tables.find(table_id) is not None:
             self._parse(data)
             return
+        loop = asyncio.get_running_loop()
+        self._untaken[str(data["id"])] = loop.call_later(
+            max(0.0, TAKEN_BY - age(data)), self._defer, data
+        )
         before = self._latest.get(table_id)
-        task = asyncio.get_running_loop().create_task(self._route(table_id, data, before))
+        task = loop.create_task(self._route(table_id, data, before))
         self._latest[table_id] = task
         task.add_done_callback(lambda done: self._done(table_id, done))
 
@@ -124,29 +154,62 @@ class ClickRouter:
         guild = await self._guild(table_id)
         shard = None if guild is None else shard_of(guild, self.shard_count)
         if shard is None or shard in self.shards:
-            self._parse(data)  # ours, or no one's: answered here ("not available any more")
+            self._answer_here(data)  # ours, or no one's: answered here ("not available any more")
             return
         try:
-            await self._send_on(shard, forwarded(data))
+            await self._send_on(shard, forwarded(data, min(self.shards)))
         except StorageError:
             log.warning("could not send a click on table %s on", table_id, exc_info=True)
-            self._parse(data)
+            self._answer_here(data)
             return
         log.debug("click on table %s sent to shard %d's process", table_id, shard)
+
+    def _answer_here(self, data: dict[str, Any]) -> None:
+        """Handle a click in this process after all: its own deadline applies, not ours."""
+        assert self._parse is not None
+        self._taken(str(data["id"]))
+        self._parse(data)
+
+    def _taken(self, interaction_id: str) -> None:
+        """Call off a click's deferral: its owner took it in time."""
+        waiting = self._untaken.pop(interaction_id, None)
+        if waiting is not None:
+            waiting.cancel()
+
+    def _defer(self, data: dict[str, Any]) -> None:
+        """Defer a click its owner has not taken in time; the owner's answer fills it in."""
+        del self._untaken[str(data["id"])]
+        payload: Any = light(data)
+        interaction = discord.Interaction(data=payload, state=self.state)
+        task = asyncio.get_running_loop().create_task(self._deferral(interaction))
+        self._deferrals.add(task)
+        task.add_done_callback(self._deferrals.discard)
+
+    async def _deferral(self, interaction: discord.Interaction) -> None:
+        """Acknowledge a click for its owner (the owner may have answered it already)."""
+        log.debug("click %d not taken in time by its owner: deferred here", interaction.id)
+        try:
+            await defer_click(interaction)
+        except discord.HTTPException:
+            log.warning("could not defer click %d for its owner", interaction.id, exc_info=True)
 
     async def _send_on(self, shard: int, payload: str) -> None:
         """Send a click to a shard's process, with the other clicks waiting, in one round trip."""
         if len(payload.encode()) >= PAYLOAD_LIMIT:
             raise StorageError(f"a click of {len(payload.encode())} bytes is too long to send on")
+        await self._post(channel(shard), payload)
+
+    def _post(self, name: str, payload: str) -> asyncio.Future[None]:
+        """Queue a notification for the next round trip; the future says when it was sent."""
         loop = asyncio.get_running_loop()
         sent: asyncio.Future[None] = loop.create_future()
-        self._outbox.append((channel(shard), payload, sent))
+        self._outbox.append((name, payload, sent))
         if self._sender is None or self._sender.done():
             self._sender = loop.create_task(self._send())
-        await sent
+        return sent
 
     async def _send(self) -> None:
-        """Send the waiting clicks, all of them a round trip, until none waits."""
+        """Send the waiting notifications, all of them a round trip, until none waits."""
         while self._outbox:
             batch, self._outbox = self._outbox, []
             try:
@@ -161,6 +224,23 @@ class ClickRouter:
                         sent.set_result(None)
 
     def heard(self, payload: str) -> None:
-        """Handle an interaction another process sent us as if our gateway had brought it."""
+        """Take a click another process sent us, or hear that our owner took one of ours."""
+        note = json.loads(payload)
+        if "taken" in note:
+            self._taken(note["taken"])
+        else:
+            self.take(note["click"], note["from"])
+
+    def take(self, data: dict[str, Any], origin: int) -> None:
+        """Handle a click sent to us as if our gateway had brought it; say so while it counts."""
         assert self._parse is not None
-        self._parse(json.loads(payload))
+        if age(data) < TAKEN_BY:
+            reply = json.dumps({"taken": str(data["id"])}, separators=(",", ":"))
+            self._post(channel(origin), reply).add_done_callback(self._replied)
+        self._parse(data)
+
+    @staticmethod
+    def _replied(sent: asyncio.Future[None]) -> None:
+        """Log a "taken" reply that could not be sent (the process it came from defers it)."""
+        if not sent.cancelled() and sent.exception() is not None:
+            log.warning("could not say a click was taken: %s", sent.exception())
