@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import struct
 from typing import Any
 
 from engine.actions import (
@@ -26,7 +28,6 @@ FORMAT = 1
 
 def game_to_json(game: Game) -> dict[str, Any]:
     """Write everything needed to resume `game` exactly."""
-    version, internal, gauss = game.rng.getstate()
     return {
         "format": FORMAT,
         "rules": rules_to_json(game.rules),
@@ -34,7 +35,7 @@ def game_to_json(game: Game) -> dict[str, Any]:
         "dealer": game.dealer,
         "seed": game.seed,
         "previous_loser": game.previous_loser,
-        "rng": [version, list(internal), gauss],
+        "rng": rng_to_json(game.rng.getstate()),
         "phase": game.phase,
         "turn": game.turn,
         "direction": game.direction,
@@ -64,7 +65,6 @@ def game_from_json(data: dict[str, Any]) -> Game:
         raise ValueError(f"unknown game format {data.get('format')!r}")
     if len(data["hands"]) != data["players"]:
         raise ValueError("a saved game has one hand per player")
-    version, internal, gauss = data["rng"]
     # Games saved before hands had known cards load with none known.
     known = data.get("known")
     rules = rules_from_json(data["rules"])
@@ -96,9 +96,25 @@ def game_from_json(data: dict[str, Any]) -> Game:
         dealer=data["dealer"],
         seed=data["seed"],
         previous_loser=data["previous_loser"],
-        rng_state=(version, tuple(internal), gauss),
+        rng_state=rng_from_json(data["rng"]),
         check_players=True,
     )
+
+
+def rng_to_json(state: tuple[Any, ...]) -> list[Any]:
+    """Write a `Random.getstate()` with its 625 words as one base64 text (a third of a list)."""
+    version, internal, gauss = state
+    packed = struct.pack(f"<{len(internal)}I", *internal)
+    return [version, base64.b64encode(packed).decode("ascii"), gauss]
+
+
+def rng_from_json(data: list[Any]) -> tuple[Any, ...]:
+    """Read a state written by `rng_to_json`, or by older games as a list of words."""
+    version, internal, gauss = data
+    if isinstance(internal, str):
+        packed = base64.b64decode(internal, validate=True)
+        internal = struct.unpack(f"<{len(packed) // 4}I", packed)
+    return (version, tuple(internal), gauss)
 
 
 def _card(card: Card | None) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -108,3 +109,21 @@ def test_resign_and_tournament_places_use_the_standings() -> None:
     game.apply(Resign(3))
     assert game.finished == [2, 1, 0] and game.loser == 3
     assert places_of(game) == (3, (3, 2, 1, 4))
+
+
+def test_a_game_s_random_state_is_stored_compactly_and_resumes_the_same_stream() -> None:
+    game = Game.deal(make_rules("classic"), 3, seed=7)
+    data = game_to_json(game)
+    words = data["rng"][1]
+    assert isinstance(words, str) and len(json.dumps(data["rng"])) < 3500
+    resumed = game_from_json(json.loads(json.dumps(data)))
+    assert [resumed.rng.random() for _ in range(5)] == [game.rng.random() for _ in range(5)]
+
+
+def test_a_game_stored_with_its_random_state_as_a_list_still_loads() -> None:
+    game = Game.deal(make_rules("classic"), 3, seed=8)
+    data = game_to_json(game)
+    version, internal, gauss = game.rng.getstate()
+    data["rng"] = [version, list(internal), gauss]
+    resumed = game_from_json(data)
+    assert resumed.rng.getstate() == game.rng.getstate()
