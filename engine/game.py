@@ -43,7 +43,7 @@ from engine.events import (
     WentOut,
     Zone,
 )
-from engine.pile import PowerTable, four_of_a_kind_on_top
+from engine.pile import four_of_a_kind_on_top, power_table
 from engine.rules import RuleSet
 from engine.seats import next_active, standings
 
@@ -119,7 +119,7 @@ class Game:
         elif players < 2:
             raise ValueError("a game needs at least two players")
         self.rules = rules
-        self.table = PowerTable(rules)
+        self.table = power_table(rules)
         self.players = players
         self.dealer = players - 1 if dealer is None else dealer
         if not 0 <= self.dealer < players:

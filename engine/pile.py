@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.cards import ALL_RANKS, Card, parse_rank
-from engine.rules import RuleSet
+from engine.rules import Power, RuleSet
 
 ConstraintKind = Literal["any", "at_least", "lower", "lower_equal"]
 
@@ -22,7 +22,7 @@ class Constraint:
 
 
 class PowerTable:
-    """The rule set's powers as per-rank lookups, built once per game."""
+    """The rule set's powers as per-rank lookups, built once per set of powers (`power_table`)."""
 
     __slots__ = (
         "_any",
@@ -139,6 +139,25 @@ class PowerTable:
     def playable_on(self, pile: Sequence[Card], rank: int) -> bool:
         """Say whether a card of `rank` may go on `pile`."""
         return rank in self.playable(pile)
+
+
+# The tables built lately, by powers: a table depends on its powers alone and only its cache
+# of constraints changes after it is built, so every game under the same powers shares one
+# (one a game was ~16 KB of frozensets, the largest part of the bot's memory per table).
+_SHARED: dict[tuple[tuple[str, Power], ...], PowerTable] = {}
+SHARED_TABLES = 64
+
+
+def power_table(rules: RuleSet) -> PowerTable:
+    """Return the shared `PowerTable` of the rules' powers, built at its first use."""
+    key = tuple(sorted(rules.powers.items()))
+    table = _SHARED.get(key)
+    if table is None:
+        if len(_SHARED) >= SHARED_TABLES:
+            # The oldest goes first; a game that holds it keeps it.
+            del _SHARED[next(iter(_SHARED))]
+        table = _SHARED[key] = PowerTable(rules)
+    return table
 
 
 def four_of_a_kind_on_top(pile: Sequence[Card]) -> int:
