@@ -58,6 +58,10 @@ class MessageStore(Protocol):
         """Drop a table's references."""
 
 
+class _Superseded(Exception):
+    """A view was drawn for a state that a newer view replaced while it was being drawn."""
+
+
 @dataclass
 class _Editor:
     """The token of an interaction whose `@original` is a message, and when it was made.
@@ -602,6 +606,10 @@ class Presenter:
         rendered = self._render_private(state, snapshot, seat)
         try:
             wrote = await self._write_dm(state, private, user_id, rendered)
+        except _Superseded:
+            # Never write an older view over a click's newer answer; when that answer is done
+            # it queues this seat's redraw again (`answering`).
+            return False
         except discord.Forbidden:
             closed = MessageRef(table_id, user_id, None, None, dm_closed=True)
             state.dms[user_id] = closed
@@ -618,8 +626,12 @@ class Presenter:
         """Send the DM view, or edit it (through a live interaction if there is one)."""
         if private.dm_shown.mark == rendered.fingerprint():
             return False
-        shown = private.dm_shown.files
+        before = private.dm_shown
+        shown = before.files
         await rendered.prepare(shown)
+        # A click's answer showed (or is showing) a newer view while the pictures were drawn.
+        if private.dm_shown is not before or ("seat", user_id) in state.answering:
+            raise _Superseded
         editor = self._live(private.dm)
         if editor is not None:
             try:
