@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
+
+import orjson
 
 from tables.model import Table
 from tables.outcome import Outcome
@@ -13,7 +14,12 @@ from tables.outcome import Outcome
 
 def state_text(table: Table) -> str:
     """Write a table's state as the store keeps it: its JSON, compact."""
-    return json.dumps(table.to_json(), separators=(",", ":"))
+    return orjson.dumps(table.to_json()).decode()
+
+
+def table_from_text(text: str) -> Table:
+    """Read a table from the store's text (a `ValueError` when it cannot be read)."""
+    return Table.from_json(orjson.loads(text))
 
 
 @dataclass(frozen=True)
@@ -26,7 +32,7 @@ class StoredState:
     @cached_property
     def table(self) -> Table:
         """Read the table (a `ValueError` when it cannot be read); later asks get the same."""
-        return Table.from_json(json.loads(self.text))
+        return table_from_text(self.text)
 
 
 class TableStore(Protocol):

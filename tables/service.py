@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import secrets
@@ -43,7 +42,7 @@ from tables.model import Seat, Table, TableConfig
 from tables.movers import MovePool
 from tables.notes import Note, notes_of
 from tables.outcome import Outcome, snapshot
-from tables.ports import OutcomeSink, StoredState, TableStore, state_text
+from tables.ports import OutcomeSink, StoredState, TableStore, state_text, table_from_text
 from tables.timers import Plan, Timing, plan
 
 log = logging.getLogger(__name__)
@@ -523,7 +522,7 @@ class TableService:
             self.tables.pop(table.id, None)
             self._cancel_timer(table.id)
             return
-        table.__dict__.update(Table.from_json(json.loads(stored)).__dict__)
+        table.__dict__.update(table_from_text(stored).__dict__)
         self.ended.pop(table.id, None)
         self.tables[table.id] = table
         self._schedule(table)
