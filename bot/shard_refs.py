@@ -25,13 +25,10 @@ class ShardMessageRefs:
 
     async def message_refs(self) -> list[MessageRef]:
         """Read the references of our shards' tables and of tables no longer stored."""
-        refs = await self.storage.message_refs()
-        guilds = {ref.table_id: await self.storage.table_guild(ref.table_id) for ref in refs}
         return [
             ref
-            for ref in refs
-            if (guild := guilds[ref.table_id]) is None
-            or shard_of(guild, self.shard_count) in self.shards
+            for ref, guild in await self.storage.message_refs_by_guild()
+            if guild is None or shard_of(guild, self.shard_count) in self.shards
         ]
 
     async def save_message_ref(self, ref: MessageRef) -> None:

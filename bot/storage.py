@@ -238,6 +238,21 @@ class Storage:
         )
         return [MessageRef(row[0], row[1], row[2], row[3], bool(row[4])) for row in rows]
 
+    async def message_refs_by_guild(self) -> list[tuple[MessageRef, int | None]]:
+        """Read every message reference with its table's server (None: no longer stored)."""
+        rows = await self.database.fetch(
+            "SELECT r.table_id, r.user_id, r.channel_id, r.message_id, r.dm_closed, t.guild_id "
+            "FROM message_refs r LEFT JOIN running_tables t ON t.table_id = r.table_id "
+            "ORDER BY r.table_id, r.user_id"
+        )
+        return [
+            (
+                MessageRef(row[0], row[1], row[2], row[3], bool(row[4])),
+                None if row[5] is None else int(row[5]),
+            )
+            for row in rows
+        ]
+
     async def save_message_ref(self, ref: MessageRef) -> None:
         """Insert or replace one message reference."""
         async with self.database.transaction() as db:

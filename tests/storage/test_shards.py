@@ -231,14 +231,16 @@ async def test_a_process_is_shown_the_message_refs_of_its_shards_tables_only(
         for shard in range(2):
             await storage.save_table(StoredTable(f"t{shard}", guild_on(shard, 2), 1, "{}"))
             await storage.save_message_ref(MessageRef(f"t{shard}", 0, 5, 6 + shard, False))
+            await storage.save_message_ref(MessageRef(f"t{shard}", 7, 8, 10 + shard, False))
         await storage.save_message_ref(MessageRef("gone", 0, 5, 9, False))  # no table stored
         refs = ShardMessageRefs(storage, (1,), 2)
         # Shard 0's table is another process's: its references are neither shown nor
         # forgotten; those of a table no longer stored are shown, for the presenter to forget.
-        assert [ref.table_id for ref in await refs.message_refs()] == ["gone", "t1"]
+        shown = [(ref.table_id, ref.user_id) for ref in await refs.message_refs()]
+        assert shown == [("gone", 0), ("t1", 0), ("t1", 7)]
         client = discord.Client(intents=discord.Intents.none())
         presenter = Presenter(client, Pacer(), store=refs)
         await presenter.load([])
-        assert [ref.table_id for ref in await storage.message_refs()] == ["t0"]
+        assert [ref.table_id for ref in await storage.message_refs()] == ["t0", "t0"]
     finally:
         await storage.close()
