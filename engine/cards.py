@@ -28,16 +28,38 @@ class CardError(ValueError):
     """A card, or a rank, is written wrongly."""
 
 
-class Card(NamedTuple):
-    """One card; jokers have rank `JOKER` and no suit."""
-
+class _CardFields(NamedTuple):
     rank: int
     suit: Suit | None
+
+
+class Card(_CardFields):
+    """One card; jokers have rank `JOKER` and no suit.
+
+    Each card is one shared object: building a card (dealing, parsing, unpickling a game
+    from a move worker) returns the instance made once, so piles hold references only.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, rank: int, suit: Suit | None) -> Card:
+        """Return the one shared card of this rank and suit."""
+        shared = _SHARED.get((rank, suit))
+        if shared is None:
+            shared = super().__new__(cls, rank, suit)
+            # Only real ranks and suits are kept, so odd input cannot grow the table.
+            if rank in RANK_NAMES and (suit is None or suit in SUITS):
+                _SHARED[(rank, suit)] = shared
+        return shared
 
     def __str__(self) -> str:
         if self.rank == JOKER:
             return "JK"
         return f"{RANK_NAMES[self.rank]}{self.suit}"
+
+
+# The shared cards by (rank, suit), made on first use.
+_SHARED: dict[tuple[int, Suit | None], Card] = {}
 
 
 def parse_card(text: str, *, strict: bool = False) -> Card:
