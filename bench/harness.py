@@ -12,21 +12,16 @@ also times itself (how late clicks go out, how late its event loop wakes, its CP
 reader can tell whether the figures are about the bot or about the bench. Human-readable
 figures come first; the last line printed is one JSON object.
 
-`python -m bench.harness --run-bot API_BASE GATEWAY_URL TOKEN DATABASE SEED PACE
-[SHARD_COUNT SHARD_IDS]` is the child: the bot (PACE `default`, or `quick` for tests) on
-DATABASE (an SQLite file's path, or a database URL), running the shards named (all when
-left out), connected to a running sandbox until its stdin closes.
+The child is `python -m bench.botchild --run-bot ...` (see there): it imports no sandbox
+module, so what is read from it is the bot's alone.
 """
 
 from __future__ import annotations
 
-import _thread
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import json
-import logging
 import math
 import os
 import random
@@ -34,7 +29,6 @@ import re
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
@@ -42,31 +36,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.botchild import COMMAND
 from sandbox.driver import SUB_COMMAND, ControlError, Driver
 from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
-from sandbox.testing import TEST_GUILD_READY_TIMEOUT
 from sandbox.world import DM, Interaction, Message
 from tables.service import COMPUTER_LEVELS
 
 JSON = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[1]
-COMMAND = "shithead"
-# Timers (lobby, setup, turn, a reminder that far into a turn) that must not fire during a
-# bench: a day. Fields the bot's `Timing` lacks are skipped.
-NEVER = 86_400.0
-TIMER_FIELDS = ("lobby_seconds", "setup_seconds", "turn_seconds", "remind_seconds")
-# `--quick` (for tests only, figures not comparable): hardly any pacing or settling in
-# the bot, and a sandbox without rate limits.
-QUICK_TUNING: dict[str, Any] = {
-    "writes_per_window": 1000,
-    "settle_seconds": 0.005,
-    "table_interval": 0.01,
-    "identify_gap": 0.01,
-}
+# `--quick` (for tests only): a sandbox without rate limits.
 QUICK_RATE_LIMITS: dict[str, RateLimit] = {}
-# `--quick`: computer players move almost at once (the default waits 1.2 s, like people).
-QUICK_COMPUTER_DELAY = 0.01
 # How often the board looks at the world when nothing seems to change.
 POLL = 0.05
 # The least time between two looks at the world (each look scans every message once); a
@@ -149,53 +129,6 @@ REPORT_KEYS = (
 # ---------------------------------------------------------------------- the bot's process
 
 
-def bot_main(argv: list[str]) -> None:
-    """Run the bot against a running sandbox until stdin closes (the bench's child)."""
-    api_base, gateway_url, token, database, seed, pace, *shards = argv
-    from bot.client import Tuning, make_bot, use_discord_at
-    from bot.settings import get_settings
-
-    logging.basicConfig(
-        level=logging.WARNING,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    use_discord_at(api_base, gateway_url)
-    base = Tuning()
-    timing = dataclasses.replace(base.timing, **dict.fromkeys(TIMER_FIELDS, NEVER))
-    if pace == "quick":
-        timing = dataclasses.replace(timing, computer_delay=QUICK_COMPUTER_DELAY)
-    deals = random.Random(int(seed))
-    quick = QUICK_TUNING if pace == "quick" else {}
-    workers = os.environ.get("BENCH_MOVE_WORKERS")
-    tuning = dataclasses.replace(
-        base,
-        timing=timing,
-        seeds=lambda: deals.randrange(2**31),
-        move_workers=int(workers) if workers else None,
-        **quick,
-    )
-    where = {"database_url": database} if "://" in database else {"database_path": Path(database)}
-    sharding = dict(zip(("shard_count", "shard_ids"), shards, strict=False))
-    settings = get_settings(
-        **where, **sharding, discord_token=None, command_name=COMMAND, dev_guild_id=None
-    )
-    bot = make_bot(settings, tuning)
-    # Only start-up waits on this (discord.py's default is 2 s after the last guild).
-    bot._connection.guild_ready_timeout = TEST_GUILD_READY_TIMEOUT
-
-    def leave_with_parent() -> None:
-        """Exit when the bench closes our stdin (or dies); when profiled, stop cleanly."""
-        sys.stdin.read()
-        if os.environ.get("BENCH_PROFILE"):
-            _thread.interrupt_main()  # bot.run stops on KeyboardInterrupt; cProfile writes
-            return
-        os._exit(0)
-
-    threading.Thread(target=leave_with_parent, daemon=True).start()
-    bot.run(token, log_handler=None)
-
-
 def cpu_seconds(pid: int) -> float | None:
     """Read a process's user + system CPU time (all its threads), or None off Linux."""
     try:
@@ -243,7 +176,7 @@ async def bot_process(
             sys.executable,
             *wrap,
             "-m",
-            "bench.harness",
+            "bench.botchild",
             "--run-bot",
             sandbox.api_base,
             sandbox.gateway_url,
@@ -1366,11 +1299,3 @@ def run(
         print(line)
     print(json.dumps(figures, ensure_ascii=False), flush=True)
     return 0 if figures["games_finished"] == options.tables else 1
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] != ["--run-bot"]:
-        sys.exit(
-            "bench.harness is the benches' bot process: run python -m bench.play or bench.load"
-        )
-    bot_main(sys.argv[2:])

@@ -1,0 +1,52 @@
+"""The benches' bot process imports the bot's modules and none of the sandbox's."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from bench import harness
+
+
+def imported_after(code: str) -> set[str]:
+    """Name the top-level packages a fresh interpreter has imported after running `code`."""
+    show = "import sys; print('\\n'.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{show}"],
+        cwd=harness.ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(done.stdout.split())
+
+
+def test_the_bench_starts_the_bot_child_module(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    started: list[tuple[Any, ...]] = []
+
+    async def spawn(*argv: Any, **_: Any) -> Any:
+        started.append(argv)
+        return SimpleNamespace(stdin=None, wait=lambda: asyncio.sleep(0))
+
+    async def start() -> None:
+        sandbox: Any = SimpleNamespace(api_base="http://a", gateway_url="ws://g", token="t")
+        async with harness.bot_process(sandbox, tmp_path / "db", 1, tmp_path / "log"):
+            pass
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", spawn)
+    asyncio.run(start())
+    assert started[0][1:4] == ("-m", "bench.botchild", "--run-bot")
+
+
+def test_the_bot_child_imports_no_sandbox_module() -> None:
+    child = imported_after("import bench.botchild, bot.client, bot.settings")
+    assert "sandbox" not in child
+    assert "bot" in child and "discord" in child
