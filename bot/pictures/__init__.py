@@ -4,6 +4,9 @@
 cards. Each comes with a key of what it shows, known before anything is drawn, so the
 presenter uploads a picture again only when its key changed (`picture_key` gives the key
 alone). The JPEG is drawn when `Picture.data` is first read.
+
+Pillow (with the scenes and fonts that need it) is imported on the first picture asked
+for: a bot with pictures off never loads it (about 4 MB).
 """
 
 from __future__ import annotations
@@ -15,8 +18,6 @@ from functools import cached_property
 
 import discord
 
-from bot.pictures.draw import draw_hand, draw_table, encode
-from bot.pictures.scenes import fingerprint, hand_scene, table_scene
 from tables.outcome import Snapshot
 
 TABLE_FILE = "table.jpg"
@@ -48,6 +49,9 @@ class Picture:
 
 def table_picture(snapshot: Snapshot, locale: str) -> Picture | None:
     """Picture the table as everyone sees it; None while there is no game."""
+    from bot.pictures.draw import draw_table, encode
+    from bot.pictures.scenes import fingerprint, table_scene
+
     scene = table_scene(snapshot, locale)
     if scene is None:
         return None
@@ -56,6 +60,9 @@ def table_picture(snapshot: Snapshot, locale: str) -> Picture | None:
 
 def hand_picture(snapshot: Snapshot, seat: int, locale: str) -> Picture | None:
     """Picture a seat's own cards; None when the seat has no view (no game, not a member)."""
+    from bot.pictures.draw import draw_hand, encode
+    from bot.pictures.scenes import fingerprint, hand_scene
+
     scene = hand_scene(snapshot, seat, locale)
     if scene is None:
         return None
@@ -64,6 +71,8 @@ def hand_picture(snapshot: Snapshot, seat: int, locale: str) -> Picture | None:
 
 def picture_key(snapshot: Snapshot, seat: int | None, locale: str) -> str:
     """Key the table picture (`seat` None) or a seat's hand picture without drawing it."""
+    from bot.pictures.scenes import fingerprint, hand_scene, table_scene
+
     # Without a picture (no game, no view of that seat) the key is the empty string.
     scene = table_scene(snapshot, locale) if seat is None else hand_scene(snapshot, seat, locale)
     if scene is None:

@@ -201,7 +201,7 @@ def test_the_key_is_known_without_drawing(monkeypatch: pytest.MonkeyPatch) -> No
     def refuse(*_: object) -> bytes:
         raise AssertionError("drawn")
 
-    monkeypatch.setattr("bot.pictures.encode", refuse)
+    monkeypatch.setattr("bot.pictures.draw.encode", refuse)
     shown = classic_three()
     picture = table_picture(shown, EN)
     assert picture is not None and picture.key == picture_key(shown, None, EN)
