@@ -5,6 +5,11 @@ Writes are grouped in buckets (a channel, a DM channel) that allow `limit` write
 reminder) holds only its latest job: a job replaced before it ran never runs. Urgent jobs
 (a live table) go before others (the last word of a closed one). A job that Discord
 refused for a while (`Retry`) runs again later, unless a newer job took its slot.
+
+A gated job (opening a DM conversation: the channel and its first message) also waits for
+one of `gate_limit` places shared by all buckets, so a burst of new players does not hold
+every request, payload and response at once. A bucket with nothing queued keeps no task;
+once its writes have left the window it is forgotten.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +31,8 @@ Job = Callable[[], Awaitable[bool]]
 # How often a refused job is tried again, and how long it waits at most between tries.
 MAX_RETRIES = 8
 MAX_BACKOFF = 60.0
+# How many gated jobs (DM openings) run at once, across all buckets.
+GATE_LIMIT = 4
 
 
 class Retry(Exception):
@@ -34,18 +43,21 @@ class Retry(Exception):
         self.after = after
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
     job: Job
     urgent: bool
     number: int
+    gated: bool = False
     tries: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Bucket:
     pending: dict[Hashable, _Pending] = field(default_factory=dict)
-    writes: deque[float] = field(default_factory=deque)
+    # When the writes still inside the window went out, oldest first (at most `limit`).
+    writes: list[float] = field(default_factory=list)
+    # The task draining `pending`; None while nothing is queued.
     worker: asyncio.Task[None] | None = None
 
 
@@ -59,36 +71,61 @@ class Pacer:
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        gate_limit: int = GATE_LIMIT,
     ) -> None:
         self.limit = limit
         self.window = window
         self.clock = clock
         self.sleep = sleep
+        self.gate_limit = gate_limit
+        self._gate = asyncio.Semaphore(gate_limit)
         self._buckets: dict[Hashable, _Bucket] = {}
         self._retries: set[asyncio.Task[None]] = set()
-        # When each idle bucket with recent writes is dropped.
-        self._forgets: dict[Hashable, asyncio.TimerHandle] = {}
+        # Idle buckets with writes in the window, with when they may be forgotten: one
+        # timer for all of them (a bucket's own timer would cost as much as the bucket).
+        self._lingering: deque[tuple[float, Hashable, _Bucket]] = deque()
+        self._sweeper: asyncio.TimerHandle | None = None
         # The newest job submitted for each (bucket, slot) whose work is not done yet.
         self._newest: dict[tuple[Hashable, Hashable], int] = {}
         self._numbers = 0
 
-    def submit(self, bucket: Hashable, slot: Hashable, job: Job, *, urgent: bool = True) -> None:
-        """Queue `job` for `slot`, replacing a job of that slot that has not run yet."""
+    def submit(
+        self,
+        bucket: Hashable,
+        slot: Hashable,
+        job: Job,
+        *,
+        urgent: bool = True,
+        gated: bool = False,
+    ) -> None:
+        """Queue `job` for `slot`, replacing a job of that slot that has not run yet.
+
+        A `gated` job runs only while fewer than `gate_limit` gated jobs run.
+        """
         self._numbers += 1
         self._newest[(bucket, slot)] = self._numbers
-        self._queue(bucket, slot, _Pending(job, urgent, self._numbers))
+        self._queue(bucket, slot, _Pending(job, urgent, self._numbers, gated))
 
     def _queue(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
         state = self._buckets.setdefault(bucket, _Bucket())
         state.pending[slot] = pending
-        if state.worker is None or state.worker.done():
+        if state.worker is None:
             state.worker = asyncio.create_task(self._drain(bucket, state), name=f"pacer-{bucket}")
 
     async def _drain(self, bucket: Hashable, state: _Bucket) -> None:
+        try:
+            await self._drain_pending(bucket, state)
+        finally:
+            # Nothing is awaited between the last look at `pending` and here: a job queued
+            # after it starts a new worker.
+            state.worker = None
+        self._linger(bucket, state)
+
+    async def _drain_pending(self, bucket: Hashable, state: _Bucket) -> None:
         while state.pending:
             now = self.clock()
             while state.writes and now - state.writes[0] >= self.window:
-                state.writes.popleft()
+                del state.writes[0]
             if len(state.writes) >= self.limit:
                 await self.sleep(self.window - (now - state.writes[0]))
                 continue
@@ -97,8 +134,12 @@ class Pacer:
             if slot is None:
                 slot = next(iter(state.pending))
             pending = state.pending.pop(slot)
+            gate: AbstractAsyncContextManager[Any] = (
+                self._gate if pending.gated else contextlib.nullcontext()
+            )
             try:
-                wrote = await pending.job()
+                async with gate:
+                    wrote = await pending.job()
             except Retry as refused:
                 wrote = True
                 self._retry(bucket, slot, pending, refused.after)
@@ -110,25 +151,33 @@ class Pacer:
                 self._done(bucket, slot, pending)
             if wrote:
                 state.writes.append(self.clock())
-        # A bucket keeps its writes until they leave the window: a burst right after this
-        # one must still count them.
-        if state.writes:
-            left = self.window - (self.clock() - state.writes[-1])
-            if left > 0:
+
+    def _linger(self, bucket: Hashable, state: _Bucket) -> None:
+        """Keep a drained bucket while its writes are in the window, else drop it."""
+        # A burst right after this one must still count the writes in the window.
+        if state.writes and self.clock() - state.writes[-1] < self.window:
+            self._lingering.append((state.writes[-1] + self.window, bucket, state))
+            if self._sweeper is None:
                 loop = asyncio.get_running_loop()
-                old = self._forgets.pop(bucket, None)
-                if old is not None:
-                    old.cancel()
-                self._forgets[bucket] = loop.call_later(left, self._forget, bucket, state)
-                return
-        if self._buckets.get(bucket) is state and not state.pending:
-            del self._buckets[bucket]
+                self._sweeper = loop.call_later(self.window, self._sweep)
+            return
+        self._forget(bucket, state)
+
+    def _sweep(self) -> None:
+        """Forget the idle buckets whose writes have left the window; look again later."""
+        self._sweeper = None
+        now = self.clock()
+        while self._lingering and self._lingering[0][0] <= now:
+            _, bucket, state = self._lingering.popleft()
+            if not state.writes or now - state.writes[-1] >= self.window:
+                self._forget(bucket, state)
+        if self._lingering:
+            left = max(0.0, self._lingering[0][0] - now)
+            self._sweeper = asyncio.get_running_loop().call_later(left, self._sweep)
 
     def _forget(self, bucket: Hashable, state: _Bucket) -> None:
-        """Drop a bucket left idle since its writes went out of the window."""
-        self._forgets.pop(bucket, None)
-        idle = not state.pending and (state.worker is None or state.worker.done())
-        if self._buckets.get(bucket) is state and idle:
+        """Drop a bucket that has nothing queued (a newer bucket under its name is kept)."""
+        if self._buckets.get(bucket) is state and not state.pending and state.worker is None:
             del self._buckets[bucket]
 
     def _done(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
@@ -157,7 +206,7 @@ class Pacer:
     async def idle(self) -> None:
         """Wait until every queued job has run (retries waiting included)."""
         while True:
-            workers = [s.worker for s in self._buckets.values() if s.worker and not s.worker.done()]
+            workers = [s.worker for s in self._buckets.values() if s.worker is not None]
             waiting = [*workers, *self._retries]
             if not waiting:
                 return
@@ -167,9 +216,10 @@ class Pacer:
         """Cancel every queued job (and any a cancelled job queued meanwhile)."""
         for task in list(self._retries):
             task.cancel()
-        for handle in self._forgets.values():
-            handle.cancel()
-        self._forgets.clear()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        self._lingering.clear()
         self._newest.clear()
         while self._buckets:
             buckets = list(self._buckets.values())

@@ -586,7 +586,10 @@ class Presenter:
         # A table's end is shown in the DMs it has; it starts no new DM conversation.
         wanted = (dm is None and snapshot.open) or (dm is not None and not dm.dm_closed)
         if wanted and private.dm_shown.key != key:
-            self._submit(("dm", user_id), table_id, lambda: self._draw_dm(table_id, seat))
+            # Opening a DM conversation goes through the pacer's gate (a few at once).
+            self._submit(
+                ("dm", user_id), table_id, lambda: self._draw_dm(table_id, seat), gated=dm is None
+            )
         if private.ephemeral is not None and private.eph_shown.key != key:
             self._submit(("eph", user_id), table_id, lambda: self._draw_ephemeral(table_id, seat))
 
@@ -780,7 +783,15 @@ class Presenter:
 
     # ------------------------------------------------------------------ helpers
 
-    def _submit(self, bucket: Hashable, slot: Hashable, job: Job, *, urgent: bool = True) -> None:
+    def _submit(
+        self,
+        bucket: Hashable,
+        slot: Hashable,
+        job: Job,
+        *,
+        urgent: bool = True,
+        gated: bool = False,
+    ) -> None:
         """Queue a write; one that Discord refuses for now is tried again with the newest state."""
 
         async def guarded() -> bool:
@@ -793,7 +804,7 @@ class Presenter:
             except (aiohttp.ClientError, OSError) as error:
                 raise Retry(1.0) from error
 
-        self.pacer.submit(bucket, slot, guarded, urgent=urgent)
+        self.pacer.submit(bucket, slot, guarded, urgent=urgent, gated=gated)
 
     def locale(self, snapshot: Snapshot) -> str:
         """Say the language of a table's public messages (its server's, when it opened)."""

@@ -92,3 +92,44 @@ async def test_an_idle_bucket_is_dropped_once_its_writes_leave_the_window() -> N
     await asyncio.sleep(0.15)
     assert "ch" not in pacer._buckets
     await pacer.close()
+
+
+async def test_a_drained_bucket_keeps_no_task_and_idle_buckets_share_one_timer() -> None:
+    pacer = Pacer(limit=5, window=0.2)
+    for number in range(50):
+        pacer.submit(("dm", number), "table", recorder([], "view"))
+    await pacer.idle()
+    assert len(pacer._buckets) == 50
+    assert all(state.worker is None for state in pacer._buckets.values())
+    # One timer forgets them all (the event loop's scheduled callbacks).
+    assert len(asyncio.get_running_loop()._scheduled) <= 1  # type: ignore[attr-defined]
+    await asyncio.sleep(0.3)
+    assert not pacer._buckets
+    await pacer.close()
+
+
+async def test_gated_jobs_run_at_most_gate_limit_at_once_and_others_pass_by() -> None:
+    pacer = Pacer(limit=5, window=1.0, gate_limit=2)
+    running = 0
+    most = 0
+    release = asyncio.Event()
+    runs: list[str] = []
+
+    async def open_dm() -> bool:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        await release.wait()
+        running -= 1
+        return True
+
+    for number in range(6):
+        pacer.submit(("dm", number), "table", open_dm, gated=True)
+    pacer.submit(("dm", 99), "table", recorder(runs, "edit"))
+    await asyncio.sleep(0.05)
+    # The gate is full, yet a job that is not gated went through.
+    assert (running, runs) == (2, ["edit"])
+    release.set()
+    await pacer.idle()
+    assert most == 2 and running == 0
+    await pacer.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
 from typing import Any
 
@@ -145,3 +146,46 @@ async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing
     presenter.tables["ab12"].latest = snapshot(table)
     assert await presenter._draw_table("ab12")
     assert (len(built), len(edits)) == (2, 2)
+
+
+async def test_new_dm_conversations_open_a_few_at_once_through_the_pacers_gate() -> None:
+    opening = 0
+    most = 0
+    sent: list[int] = []
+
+    class DM:
+        def __init__(self, user_id: int) -> None:
+            self.id = 500 + user_id
+            self.user_id = user_id
+
+        async def send(self, **kwargs: Any) -> Any:
+            nonlocal opening
+            await asyncio.sleep(0.01)
+            sent.append(self.user_id)
+            opening -= 1
+            return SimpleNamespace(id=900 + self.user_id)
+
+    async def create_dm(user: Any) -> DM:
+        nonlocal opening, most
+        opening += 1
+        most = max(most, opening)
+        await asyncio.sleep(0.01)
+        return DM(user.id)
+
+    client = SimpleNamespace(
+        get_guild=lambda guild_id: None, get_channel=lambda _: None, create_dm=create_dm
+    )
+    presenter = Presenter(client, Pacer(gate_limit=2))  # type: ignore[arg-type]
+    rules = make_rules("classic")
+    seats = [Seat(3 + n, f"P{n}") for n in range(5)]
+    table = Table("ab12", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
+    table.game = Game.deal(rules, 5, seed=5)
+    table.pictures = False
+    state = presenter._state(snapshot(table))
+    for seat in range(5):
+        presenter._queue_private(state, seat)
+    await presenter.pacer.idle()
+    assert sorted(sent) == [3, 4, 5, 6, 7]
+    # Opening a conversation (the channel and its first message) holds a place at the gate.
+    assert most == 2
+    await presenter.close()
