@@ -1,28 +1,38 @@
 """Where the bot's memory is: the load bench, with the bot's allocators read inside it.
 
-    python -m bench.memory --at 45 -- --tables 150 --pictures off --quick --max-seconds 60
+    python -m bench.memory --tables 500 --pictures off --max-seconds 120
+    python -m bench.memory --at 45 --every 20 --trace -- --tables 150 --pictures off
 
-Runs `python -m bench.load` with the arguments after `--`; `--at` seconds after the bot
-process starts, the bot writes to the report (default `memory-report.txt`): its RSS split
-(`/proc/self/smaps_rollup`), Python's small-object allocator (`sys._debugmallocstats`:
-arenas and the bytes in used blocks), glibc's arenas (`malloc_stats`: system and in-use
-bytes), SQLite's own memory, the objects the garbage collector tracks counted by type
-(with `sys.getsizeof`, contents not included) and the coroutines alive by name. The load
-bench's own figures (peak RSS among them) are printed as usual.
+Runs `python -m bench.load` with the arguments it does not know itself (or those after
+`--`); `--at` seconds after the bot process starts, and then every `--every` seconds, the
+bot writes to the report (default `memory-report.txt`): its RSS by part (mapped files,
+Python's small-object arenas, glibc's heap, SQLite, the rest), the lines it comes from
+(`/proc/self/smaps_rollup`, `sys._debugmallocstats`, glibc's `malloc_stats`), the objects
+the garbage collector tracks counted by type (`sys.getsizeof`, contents not included) and
+the coroutines alive by name. With `--trace` the bot runs under `tracemalloc` from its
+first import, and the report adds the bytes allocated by each package (the bot's own, each
+library, each standard module) and the biggest allocating lines: the bot then needs about
+twice the memory and more CPU (and stops for a minute or more to write each report), so
+its RSS figures are not comparable. The load bench's
+own figures (the bot's peak RSS among them) are printed as usual.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import ctypes
 import gc
 import os
+import re
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+import tracemalloc
 import types
 from pathlib import Path
 
@@ -41,6 +51,12 @@ KEPT = (
     "Arena ",
     "Total (incl. mmap)",
 )
+# Python's small-object allocator takes its arenas from the system in blocks of this size.
+ARENA_BYTES = 1 << 20
+STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
+MB = 1024 * 1024
+# Frames kept per traced allocation: enough to see past the import machinery.
+TRACE_FRAMES = 10
 
 
 def sqlite_memory() -> tuple[int, int] | None:
@@ -73,13 +89,99 @@ def allocator_lines() -> list[str]:
     return [line for line in text.splitlines() if line.startswith(KEPT)]
 
 
+def figure(lines: list[str], label: str, *, last: bool = False) -> int | None:
+    """Read the number on the first (or last) line starting with `label`, or None."""
+    found = [line for line in lines if line.startswith(label)]
+    if not found:
+        return None
+    digits = re.findall(r"[\d,]+", found[-1 if last else 0].split(label, 1)[1])
+    return int(digits[0].replace(",", "")) if digits else None
+
+
+def parts(rollup: list[str], allocators: list[str], sqlite: tuple[int, int] | None) -> list[str]:
+    """Split the RSS into the parts that hold it, in MB."""
+    kb = {label: figure(rollup, label) or 0 for label in ("Rss:", "Pss_Anon:")}
+    rss = kb["Rss:"] * 1024
+    arenas = (figure(allocators, "# arenas allocated current") or 0) * ARENA_BYTES
+    used = figure(allocators, "# bytes in allocated blocks") or 0
+    heap = figure(allocators, "in use bytes", last=True) or 0
+    heap_system = figure(allocators, "system bytes", last=True) or 0
+    # What is not anonymous memory is mapped files: the interpreter's and libraries' code.
+    files = rss - kb["Pss_Anon:"] * 1024
+    held = {
+        "mapped files (the interpreter's and libraries' code)": files,
+        f"Python's small objects (arenas; {used / MB:.1f} MB in used blocks)": arenas,
+        f"glibc's heap in use ({heap_system / MB:.1f} MB taken from the system)": heap,
+    }
+    lines = [f"RSS {rss / MB:.1f} MB by part:"]
+    lines += [f"  {size / MB:7.1f} MB  {name}" for name, size in held.items()]
+    if sqlite is not None:
+        lines.append(f"  {sqlite[0] / MB:7.1f} MB  of it SQLite's (within glibc's heap)")
+    rest = rss - sum(held.values())
+    lines.append(f"  {rest / MB:7.1f} MB  the rest (glibc's free heap, large blocks, stacks)")
+    return lines
+
+
+def package_of(filename: str) -> str:
+    """Name the package a source file belongs to: the bot's, a library or a standard module."""
+    path = Path(filename)
+    if filename.startswith("<"):
+        return filename  # frozen modules, code compiled from strings
+    parts = path.parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return parts[parts.index(marker) + 1].removesuffix(".py")
+    with contextlib.suppress(ValueError):
+        return path.resolve().relative_to(ROOT).parts[0].removesuffix(".py")
+    with contextlib.suppress(ValueError):
+        return "stdlib " + path.resolve().relative_to(STDLIB).parts[0].removesuffix(".py")
+    return str(path.parent)
+
+
+def part_of(traceback: tracemalloc.Traceback) -> str:
+    """Name who allocated: the package of the newest frame outside the import machinery."""
+    frames = [frame.filename for frame in traceback]  # oldest first
+    own = [name for name in frames if not name.startswith("<frozen")]
+    where = package_of(own[-1] if own else frames[-1])
+    # While a module is imported its code and what its body makes count to the import.
+    importing = any(name.startswith("<frozen importlib") for name in frames)
+    return f"imports by {where}" if importing else where
+
+
+def traced() -> list[str]:
+    """Group what tracemalloc traced by package, then name the biggest allocating lines."""
+    if not tracemalloc.is_tracing():
+        return []
+    snapshot = tracemalloc.take_snapshot()
+    by_part: collections.Counter[str] = collections.Counter()
+    for stat in snapshot.statistics("traceback"):
+        by_part[part_of(stat.traceback)] += stat.size
+    total = sum(by_part.values())
+    lines = [f"traced by package (tracemalloc, {total / MB:.1f} MB in all):"]
+    lines += [f"  {size / MB:7.2f} MB  {name}" for name, size in by_part.most_common(30)]
+    lines.append("traced by line:")
+    for stat in snapshot.statistics("lineno")[:25]:
+        frame = stat.traceback[-1]
+        where = f"{package_of(frame.filename)}: {Path(frame.filename).name}:{frame.lineno}"
+        lines.append(f"  {stat.size / MB:7.2f} MB {stat.count:8d} blocks  {where}")
+    return lines
+
+
 def report() -> str:
     """Describe this process's memory now."""
     lines = [f"--- {time.strftime('%H:%M:%S')} pid {os.getpid()}"]
-    rollup = Path("/proc/self/smaps_rollup").read_text().splitlines()
-    lines += [line for line in rollup if line.startswith(KEPT)]
-    lines += allocator_lines()
-    lines.append(f"sqlite memory used, high-water: {sqlite_memory()}")
+    rollup = [
+        line
+        for line in Path("/proc/self/smaps_rollup").read_text().splitlines()
+        if line.startswith(KEPT)
+    ]
+    allocators = allocator_lines()
+    sqlite = sqlite_memory()
+    lines += parts(rollup, allocators, sqlite)
+    lines += rollup
+    lines += allocators
+    lines.append(f"sqlite memory used, high-water: {sqlite}")
+    lines += traced()
     objects = gc.get_objects()
     counts: collections.Counter[str] = collections.Counter()
     sizes: collections.Counter[str] = collections.Counter()
@@ -124,25 +226,42 @@ def bot_child(bench: int) -> int | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the load bench and have its bot report its memory; give the bench's status."""
-    parser = argparse.ArgumentParser(prog="python -m bench.memory", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.memory",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--at", type=float, default=45.0, help="seconds after the bot starts")
+    parser.add_argument(
+        "--every", type=float, default=None, help="report again every N seconds after --at"
+    )
+    parser.add_argument(
+        "--trace", action="store_true", help="trace the bot's allocations (RSS not comparable)"
+    )
     parser.add_argument("--report", type=Path, default=Path("memory-report.txt"))
-    parser.add_argument("load", nargs=argparse.REMAINDER, help="-- then bench.load's arguments")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    load = args.load[1:] if args.load[:1] == ["--"] else args.load
+    args, load = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    load = [word for word in load if word != "--"]
+    if args.every is not None and args.every <= 0:
+        parser.error("--every takes a number of seconds above 0")
     env = dict(os.environ, BENCH_MEMORY_REPORT=str(args.report.resolve()))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK), env.get("PYTHONPATH")]))
+    if args.trace:
+        env["PYTHONTRACEMALLOC"] = str(TRACE_FRAMES)
     bench = subprocess.Popen([sys.executable, "-m", "bench.load", *load], cwd=ROOT, env=env)
     child = None
     while child is None and bench.poll() is None:
         time.sleep(0.5)
         child = bot_child(bench.pid)
     started = time.monotonic()
+    due = args.at
     while child is not None and bench.poll() is None:
-        if time.monotonic() - started >= args.at:
-            os.kill(child, signal.SIGUSR1)
-            print(f"bench.memory: the bot ({child}) reports to {args.report}", flush=True)
-            break
+        if time.monotonic() - started >= due:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGUSR1)
+                print(f"bench.memory: the bot ({child}) reports to {args.report}", flush=True)
+            if args.every is None:
+                break
+            due += args.every
         time.sleep(0.5)
     return bench.wait()
 

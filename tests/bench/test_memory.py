@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import tracemalloc
 from pathlib import Path
 
-from bench.memory import install, report
+import pytest
+
+from bench.memory import ROOT, install, main, package_of, report
 
 
 def test_the_report_names_the_allocators_and_the_objects_alive() -> None:
@@ -38,3 +41,36 @@ def test_the_signal_appends_a_report(tmp_path: Path) -> None:
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert path.read_text().count("--- ") == 2
+
+
+def test_the_report_splits_the_rss_into_its_parts() -> None:
+    text = report()
+    assert "by part:" in text
+    for part in ("mapped files", "Python's small objects", "glibc's heap in use", "the rest"):
+        assert part in text
+
+
+def test_each_source_file_is_counted_to_its_package() -> None:
+    assert package_of("/x/lib/python3.11/site-packages/discord/client.py") == "discord"
+    assert package_of(str(ROOT / "bot" / "presenter.py")) == "bot"
+    assert package_of(asyncio.__file__) == "stdlib asyncio"
+    assert package_of("<frozen importlib._bootstrap>") == "<frozen importlib._bootstrap>"
+
+
+def test_a_traced_process_reports_its_bytes_by_package_and_line() -> None:
+    tracemalloc.start(10)
+    try:
+        kept = [bytearray(1000) for _ in range(2000)]
+        text = report()
+    finally:
+        tracemalloc.stop()
+    assert len(kept) == 2000
+    lines = text.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("traced by package")))
+    assert any(line.split()[-1] == "tests" for line in lines[start:])
+    assert "traced by line:" in text
+
+
+def test_the_load_benchs_arguments_pass_through_and_every_is_checked() -> None:
+    with pytest.raises(SystemExit):
+        main(["--every", "0", "--tables", "1"])
