@@ -8,8 +8,8 @@ refused for a while (`Retry`) runs again later, unless a newer job took its slot
 
 A gated job (opening a DM conversation: the channel and its first message) also waits for
 one of `gate_limit` places shared by all buckets, so a burst of new players does not hold
-every request, payload and response at once. A bucket with nothing queued keeps no task;
-once its writes have left the window it is forgotten.
+every request, payload and response at once. A bucket waiting for a place, or with nothing
+queued, keeps no task; once its writes have left the window it is forgotten.
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +55,12 @@ class _Bucket:
     pending: dict[Hashable, _Pending] = field(default_factory=dict)
     # When the writes still inside the window went out, oldest first (at most `limit`).
     writes: list[float] = field(default_factory=list)
-    # The task draining `pending`; None while nothing is queued.
+    # The task draining `pending`; None while nothing is queued or while `parked`.
     worker: asyncio.Task[None] | None = None
+    # Its next job waits for a place at the gate (in the pacer's queue, with no task).
+    parked: bool = False
+    # It holds a place at the gate (taken, or handed over when a place came free).
+    holding: bool = False
 
 
 class Pacer:
@@ -78,7 +80,9 @@ class Pacer:
         self.clock = clock
         self.sleep = sleep
         self.gate_limit = gate_limit
-        self._gate = asyncio.Semaphore(gate_limit)
+        self._gate_used = 0
+        # The parked buckets, first come first served.
+        self._gate_queue: deque[tuple[Hashable, _Bucket]] = deque()
         self._buckets: dict[Hashable, _Bucket] = {}
         self._retries: set[asyncio.Task[None]] = set()
         # Idle buckets with writes in the window, with when they may be forgotten: one
@@ -109,8 +113,11 @@ class Pacer:
     def _queue(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
         state = self._buckets.setdefault(bucket, _Bucket())
         state.pending[slot] = pending
-        if state.worker is None:
-            state.worker = asyncio.create_task(self._drain(bucket, state), name=f"pacer-{bucket}")
+        if state.worker is None and not state.parked:
+            self._start(bucket, state)
+
+    def _start(self, bucket: Hashable, state: _Bucket) -> None:
+        state.worker = asyncio.create_task(self._drain(bucket, state), name=f"pacer-{bucket}")
 
     async def _drain(self, bucket: Hashable, state: _Bucket) -> None:
         try:
@@ -119,7 +126,22 @@ class Pacer:
             # Nothing is awaited between the last look at `pending` and here: a job queued
             # after it starts a new worker.
             state.worker = None
-        self._linger(bucket, state)
+            if state.holding and not state.parked:
+                self._release(state)  # a place handed over that no gated job used
+        if not state.parked:
+            self._linger(bucket, state)
+
+    def _release(self, state: _Bucket) -> None:
+        """Give back a bucket's place at the gate, to the first parked bucket if any."""
+        state.holding = False
+        self._gate_used -= 1
+        while self._gate_queue and self._gate_used < self.gate_limit:
+            bucket, parked = self._gate_queue.popleft()
+            if parked.parked and self._buckets.get(bucket) is parked:
+                parked.parked = False
+                parked.holding = True
+                self._gate_used += 1
+                self._start(bucket, parked)
 
     async def _drain_pending(self, bucket: Hashable, state: _Bucket) -> None:
         while state.pending:
@@ -133,13 +155,21 @@ class Pacer:
             slot = next((s for s, p in state.pending.items() if p.urgent), None)
             if slot is None:
                 slot = next(iter(state.pending))
+            if state.pending[slot].gated and not state.holding:
+                if self._gate_used >= self.gate_limit:
+                    # Wait in the queue without a task; a place coming free starts one.
+                    state.parked = True
+                    self._gate_queue.append((bucket, state))
+                    return
+                self._gate_used += 1
+                state.holding = True
             pending = state.pending.pop(slot)
-            gate: AbstractAsyncContextManager[Any] = (
-                self._gate if pending.gated else contextlib.nullcontext()
-            )
             try:
-                async with gate:
+                try:
                     wrote = await pending.job()
+                finally:
+                    if pending.gated:
+                        self._release(state)
             except Retry as refused:
                 wrote = True
                 self._retry(bucket, slot, pending, refused.after)
@@ -220,6 +250,7 @@ class Pacer:
             self._sweeper.cancel()
             self._sweeper = None
         self._lingering.clear()
+        self._gate_queue.clear()
         self._newest.clear()
         while self._buckets:
             buckets = list(self._buckets.values())

@@ -108,7 +108,7 @@ async def test_a_drained_bucket_keeps_no_task_and_idle_buckets_share_one_timer()
     await pacer.close()
 
 
-async def test_gated_jobs_run_at_most_gate_limit_at_once_and_others_pass_by() -> None:
+async def test_gated_jobs_run_at_most_gate_limit_at_once_the_others_wait_without_a_task() -> None:
     pacer = Pacer(limit=5, window=1.0, gate_limit=2)
     running = 0
     most = 0
@@ -129,7 +129,28 @@ async def test_gated_jobs_run_at_most_gate_limit_at_once_and_others_pass_by() ->
     await asyncio.sleep(0.05)
     # The gate is full, yet a job that is not gated went through.
     assert (running, runs) == (2, ["edit"])
+    # The buckets waiting for a place hold no task.
+    tasks = [task for task in asyncio.all_tasks() if task.get_name().startswith("pacer-")]
+    assert len(tasks) == 2
     release.set()
     await pacer.idle()
     assert most == 2 and running == 0
+    await pacer.close()
+
+
+async def test_a_refused_gated_job_gives_its_place_back_and_waits_again() -> None:
+    pacer = Pacer(limit=10, window=1.0, gate_limit=1)
+    runs: list[str] = []
+
+    async def refused_once() -> bool:
+        runs.append("first")
+        if runs.count("first") == 1:
+            raise Retry(0.01)
+        return True
+
+    pacer.submit(("dm", 1), "table", refused_once, gated=True)
+    pacer.submit(("dm", 2), "table", recorder(runs, "second"), gated=True)
+    await pacer.idle()
+    assert runs == ["first", "second", "first"]
+    assert pacer._gate_used == 0
     await pacer.close()
