@@ -20,11 +20,14 @@ from functools import partial
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
-import asyncpg  # type: ignore[import-untyped]
+
+if TYPE_CHECKING:
+    # Imported where PostgreSQL is used: a bot on SQLite never loads it (about 2.9 MB).
+    import asyncpg  # type: ignore[import-untyped]
 
 
 def _packaged_migrations() -> Path:
@@ -212,6 +215,11 @@ class Database(ABC):
     async def _apply(self, migration: Migration) -> None:
         """Apply one migration and set the schema version, all or nothing."""
 
+    @staticmethod
+    def _errors() -> tuple[type[Exception], ...]:
+        """Name the errors the database's driver raises for a failed statement."""
+        return (sqlite3.Error,)
+
     @abstractmethod
     async def renumber(self, connection: Connection) -> None:
         """Let new games take ids after the highest one copied in."""
@@ -232,7 +240,7 @@ class Database(ABC):
                 if current < migration.version <= target:
                     try:
                         await self._apply(migration)
-                    except (sqlite3.Error, asyncpg.PostgresError) as exc:
+                    except self._errors() as exc:
                         raise StorageError(
                             f"migration {migration.version:04d}_{migration.name} failed: {exc}"
                         ) from exc
@@ -481,6 +489,13 @@ class PostgresDatabase(Database):
 
     dialect: Dialect = "postgresql"
 
+    @staticmethod
+    def _errors() -> tuple[type[Exception], ...]:
+        """Name the errors asyncpg raises for a failed statement."""
+        import asyncpg
+
+        return (asyncpg.PostgresError,)
+
     def __init__(self, pool: asyncpg.Pool, shown: str) -> None:
         self._pool = pool
         self._shown = shown
@@ -497,6 +512,8 @@ class PostgresDatabase(Database):
         cls, url: DatabaseUrl, migrations: list[Migration], pool_size: int = 5
     ) -> PostgresDatabase:
         """Connect and migrate; a server that cannot be reached or refuses is one sentence."""
+        import asyncpg
+
         try:
             pool = await asyncpg.create_pool(url.target, min_size=1, max_size=pool_size, timeout=10)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
@@ -608,6 +625,8 @@ class PostgresDatabase(Database):
         """Send notifications (channel, payload) to the processes listening, in one round trip."""
         channels, payloads = [note[0] for note in notes], [note[1] for note in notes]
         sql = "SELECT pg_notify(c, p) FROM unnest($1::TEXT[], $2::TEXT[]) AS notes (c, p)"
+        import asyncpg
+
         try:
             if self._held is None:
                 await self._pool.execute(sql, channels, payloads)

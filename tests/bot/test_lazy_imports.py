@@ -1,4 +1,4 @@
-"""A bot with pictures off never imports Pillow; the first picture drawn does."""
+"""Libraries the bot may not need load only when used: Pillow, and asyncpg for PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Pillow is loaded.
 SCRIPT = """
 import dataclasses, sys
-import bot.__main__, bot.client, bot.presenter
+import bot.__main__, bot.client, bot.database, bot.presenter, bot.storage
 from bot.bench_pictures import classic_three
 from bot.pictures import table_picture
 from bot.rendering import render_private, render_table
@@ -23,22 +23,27 @@ render_table(off, "en")
 render_private(off, 0, "en", "#table")
 if len(sys.argv) > 1:
     table_picture(classic_three(), "en").data
-print("PIL" in sys.modules)
+print("PIL" in sys.modules, "asyncpg" in sys.modules)
 """
 
 
-def pillow_loaded(*argv: str) -> bool:
-    """Run SCRIPT in a fresh interpreter and read whether it imported Pillow."""
+def loaded(*argv: str) -> dict[str, bool]:
+    """Run SCRIPT in a fresh interpreter and read whether it imported Pillow and asyncpg."""
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, *argv], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout.split()[-1] == "True"
+    pillow, asyncpg = done.stdout.split()[-2:]
+    return {"PIL": pillow == "True", "asyncpg": asyncpg == "True"}
 
 
 def test_the_bot_with_pictures_off_never_imports_pillow() -> None:
-    assert not pillow_loaded()
+    assert not loaded()["PIL"]
 
 
 def test_drawing_a_picture_imports_pillow() -> None:
-    assert pillow_loaded("draw")
+    assert loaded("draw")["PIL"]
+
+
+def test_the_bot_imports_asyncpg_only_to_use_postgresql() -> None:
+    assert not loaded()["asyncpg"]
