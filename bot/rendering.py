@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import discord
+import orjson
 
 from bot.components import (
     Components,
@@ -91,13 +92,18 @@ class Rendered:
 
     def fingerprint(self) -> str:
         """Fingerprint the message's content, to skip writes that change nothing."""
+        return self._fingerprint
+
+    @cached_property
+    def _fingerprint(self) -> str:
+        # Once per message: the presenter compares and keeps a message's fingerprint often.
         content = [
             [embed.to_dict() for embed in self.embeds],
             self.view.to_components(),
-            list(self.file_keys),
+            self.file_keys,
         ]
-        text = json.dumps(content, sort_keys=True, default=str)
-        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+        data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS, default=str)
+        return hashlib.blake2b(data, digest_size=16).hexdigest()
 
     def send_kwargs(self) -> dict[str, Any]:
         """Say the message as `send`/`send_message` keywords."""

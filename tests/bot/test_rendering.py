@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import discord
 import pytest
 
 from bot import rendering
@@ -186,6 +187,22 @@ def test_a_fingerprint_changes_with_the_picture_inputs_and_not_otherwise() -> No
     assert moved.fingerprint() != first.fingerprint()
     assert moved.file_keys != first.file_keys
     assert [f.filename for f in moved.edit_kwargs(first.file_keys)["attachments"]] == ["table.jpg"]
+
+
+def test_a_message_is_fingerprinted_once_however_often_it_is_compared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rendered = render_table(snapshot(big_hand_table()), EN)
+    read: list[discord.Embed] = []
+    to_dict = discord.Embed.to_dict
+
+    def counted(embed: discord.Embed) -> object:
+        read.append(embed)
+        return to_dict(embed)
+
+    monkeypatch.setattr(discord.Embed, "to_dict", counted)
+    assert rendered.fingerprint() == rendered.fingerprint() == rendered.fingerprint()
+    assert len(read) == 1
 
 
 def test_pictures_can_be_turned_off_and_the_text_stays() -> None:
