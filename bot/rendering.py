@@ -39,7 +39,6 @@ from bot.words import (
     play_label,
     rating_line,
     rules_summary,
-    seat_name,
     some_cards_text,
 )
 from engine.cards import Card
@@ -130,6 +129,33 @@ def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: boo
     embed.add_field(name=name, value=fit(value.split("\n"), FIELD_LIMIT, locale), inline=inline)
 
 
+# ---------------------------------------------------------------------- the public part
+
+
+@dataclass(frozen=True)
+class Public:
+    """What every viewer of a table sees alike, in one language: seat names, moves, pile."""
+
+    names: tuple[str, ...]
+    log: tuple[str, ...]
+    pile: str
+
+
+def public_part(snapshot: Snapshot, locale: str) -> Public:
+    """Draw a snapshot's public part once per language; the table and private views share it."""
+    found = snapshot.drawn.get(("public", locale))
+    if isinstance(found, Public):
+        return found
+    view = snapshot.public
+    public = Public(
+        names=tuple(names(snapshot, locale)),
+        log=tuple(note_text(note, snapshot, locale) for note in snapshot.log),
+        pile="" if view is None else pile_text(view, locale),
+    )
+    snapshot.drawn["public", locale] = public
+    return public
+
+
 # ---------------------------------------------------------------------- the table message
 
 
@@ -155,8 +181,8 @@ def table_embed(
     """Draw the table message's embed; `game` is what the server calls the game."""
     title = t("{game} table {id}", locale, game=game, id=snapshot.id)
     embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
-    seat_names = names(snapshot, locale)
-    log = [note_text(note, snapshot, locale) for note in snapshot.log]
+    shared = public_part(snapshot, locale)
+    seat_names, log = shared.names, shared.log
     if snapshot.phase == "lobby":
         seats = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(seat_names))
         embed.description = t("Waiting for players. The host starts the game.", locale)
@@ -188,7 +214,7 @@ def table_embed(
             name=seat_names[view.turn],
             direction=direction,
         )
-    add(embed, t("Pile", locale), pile_text(view, locale), locale, inline=False)
+    add(embed, t("Pile", locale), shared.pile, locale, inline=False)
     counts = t(
         "stock {stock} · burned {burned}", locale, stock=view.stock_count, burned=len(view.burned)
     )
@@ -216,7 +242,7 @@ def seat_line(snapshot: Snapshot, view: SeatView, locale: str) -> str:
     text = t(
         "{name} — hand {hand} · face-up {up} · face-down {down}",
         locale,
-        name=seat_name(snapshot, seat, locale),
+        name=public_part(snapshot, locale).names[seat],
         hand=view.hand_count,
         up=up,
         down=view.face_down_count,
@@ -316,7 +342,7 @@ def private_embed(
     face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
     add(embed, t("Face-up", locale), face_up, locale, inline=True)
     add(embed, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
-    add(embed, t("Pile", locale), pile_text(public, locale), locale, inline=False)
+    add(embed, t("Pile", locale), public_part(snapshot, locale).pile, locale, inline=False)
     add(embed, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
     return embed
 
@@ -331,12 +357,14 @@ def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
     if snapshot.phase in ("over", "closed"):
         status = t("The game is over.", locale)
         if public.loser is not None:
-            name = seat_name(snapshot, public.loser, locale)
+            name = public_part(snapshot, locale).names[public.loser]
             status += " " + t("💩 Shithead: {name}", locale, name=name)
         return status
     if public.turn == seat:
         return t("**Your turn.**", locale)
-    return t("{name} is playing.", locale, name=seat_name(snapshot, public.turn or 0, locale))
+    return t(
+        "{name} is playing.", locale, name=public_part(snapshot, locale).names[public.turn or 0]
+    )
 
 
 def private_components(
