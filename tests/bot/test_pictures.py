@@ -403,3 +403,24 @@ def test_the_table_scene_builds_no_power_table_of_its_own(monkeypatch: pytest.Mo
     monkeypatch.setattr(PowerTable, "__init__", counted)
     assert table_scene(three, "en") == table_scene(three, "en") == first
     assert built == []  # the rules' shared table, built once for every table of those rules
+
+
+@pytest.mark.parametrize("width", [16, 40, 54, 70, 96])
+def test_a_card_on_its_shadow_is_laid_as_the_shadow_then_the_card_would_be(width: int) -> None:
+    cards: list[tuple[Card | None, bool, bool]] = [
+        (Card(10, "H"), False, True),
+        (Card(2, "S"), True, True),  # glass: the shadow shows through the whole card
+        (Card(14, "C"), False, False),
+        (None, False, True),
+    ]
+    for card, glass, whole in cards:
+        # A background of felt and another card, so every blend of the edges is checked.
+        canvas = Image.new("RGB", (width * 3, width * 3), (20, 90, 58))
+        sprites.place(canvas, sprites.face(Card(13, "D"), width), (width // 3, width // 4))
+        before = canvas.copy()
+        offset = max(1, width // 24)
+        sprites.place(before, sprites.shadow(width), (width // 2 + offset, width // 2 + offset))
+        body = sprites.back(width) if card is None else sprites.face(card, width, glass, whole)
+        sprites.place(before, body, (width // 2, width // 2))
+        sprites.lay_card(canvas, card, width, (width // 2, width // 2), glass, whole)
+        assert canvas.tobytes() == before.tobytes()
