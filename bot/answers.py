@@ -151,8 +151,9 @@ class Answers:
         self.presenter = presenter
         self.command_name = command_name
         self.membership = membership
-        # The private views (message ids) a click on which is being carried out.
-        self.clicked: set[int] = set()
+        # The private views (message id, last edit) a click on which is being carried out:
+        # a click on the view its answer drew is no second click.
+        self.clicked: set[tuple[int, datetime | None]] = set()
 
     def refusal(
         self, error: TableError, interaction: discord.Interaction, table_id: str | None = None
@@ -282,9 +283,11 @@ class Answers:
         if not self.presenter.owns_view(table_id, interaction):
             await say(interaction, t("That view belongs to someone else.", locale_of(interaction)))
             return
-        view = interaction.message.id if interaction.message is not None else interaction.id
+        # A view as the member saw it: a message, as last edited (an answer is an edit).
+        message = interaction.message
+        view = (message.id, message.edited_at) if message is not None else (interaction.id, None)
         if view in self.clicked:
-            # Its buttons were clicked twice before the first click's answer: one counts.
+            # Clicked twice as it was before the first click's answer: one click counts.
             text = "Your last click is still being carried out; this one changed nothing."
             await say(interaction, t(text, locale_of(interaction)))
             return

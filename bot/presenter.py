@@ -9,7 +9,8 @@ Writes are few and paced (`bot.pacing`), latest state wins:
 - a private view is redrawn only when what it offers its member changes: their own cards,
   their turn coming or going, the phase; other players' moves show on the table message;
 - a click's own answer (an interaction callback) draws the clicker's view; while a click is
-  being answered its message gets no other write;
+  being answered its message gets no other write, and a slow one on a private view is held
+  (its buttons taken off until the answer, `Presenter.hold`);
 - an edit goes through the latest interaction whose `@original` is that message while its
   token lives (interaction endpoints are outside the bot's global rate limit), else REST.
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -210,3 +211,33 @@ async def test_a_second_click_while_the_first_is_carried_out_is_refused_at_once(
     await bot.presenter.pacer.idle()
     assert game.moves == moves + 1 and game.turn != seat
     assert_no_client_errors(driver)
+
+
+async def test_a_click_on_the_view_an_answer_drew_is_no_second_click(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table, _, seat, user = await in_play(bot, driver)
+    view = await latest_dm(driver, user, table, seat)
+    menu = find(view, "sel")
+    assert menu is not None
+    answer_private = bot.presenter.answer_private
+    finishing = asyncio.Event()
+
+    async def slow_to_finish(*args: Any, **kwargs: Any) -> None:
+        await answer_private(*args, **kwargs)
+        # The member sees the answer before the bot has heard back that it was sent.
+        finishing.set()
+        await asyncio.sleep(BUSY_SECONDS)
+
+    monkeypatch.setattr(bot.presenter, "answer_private", slow_to_finish)
+    chosen = await driver.select(user, view["id"], menu["custom_id"], ["0"])
+    play = find(chosen["response"], "play")
+    assert play is not None and not play.get("disabled")
+    await finishing.wait()
+    game = table.game
+    assert game is not None
+    moves = game.moves
+    played = await driver.click(user, view["id"], play["custom_id"])
+    assert played["status"] == "answered", played
+    assert played["response"] is None or not played["response"]["ephemeral"], played
+    await driver.wait_until(lambda: game.moves == moves + 1, timeout=10)
