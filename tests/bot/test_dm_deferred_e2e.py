@@ -241,3 +241,19 @@ async def test_a_click_on_the_view_an_answer_drew_is_no_second_click(
     assert played["status"] == "answered", played
     assert played["response"] is None or not played["response"]["ephemeral"], played
     await driver.wait_until(lambda: game.moves == moves + 1, timeout=10)
+
+
+async def test_a_slow_click_on_the_table_message_is_deferred_its_buttons_kept(
+    bot: ShitheadBot, driver: Driver, busy_table: Busy
+) -> None:
+    await driver.create_user("ana")
+    await driver.create_user("ben")
+    table_id, lobby = await open_table(driver, "ana", "general")
+    await busy_table(table_id)
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    # Everyone's message: only the clicker's own views are held.
+    assert answer["status"] == "answered" and answer["response"] is None, answer
+    assert driver.message(lobby["id"])["components"] == lobby["components"]
+    await driver.wait_until(lambda: table_of(bot, table_id).names == ["ana", "ben"], timeout=10)
+    await bot.presenter.pacer.idle()
+    assert_no_client_errors(driver)
