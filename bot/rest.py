@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,6 +37,8 @@ _RESET = (54, 10054)
 # Past this many waits kept, those already over are dropped (tokens end after 15 minutes).
 _PRUNE_AT = 1024
 _UNSET: Any = object()
+# Discord's interaction tokens are URL-safe as they come; anything else is quoted.
+_URL_SAFE = re.compile(r"[A-Za-z0-9._~-]+")
 
 
 def message_body(
@@ -96,7 +99,7 @@ class Rest:
         body: dict[str, Any] = {"type": kind}
         if data is not None:
             body["data"] = data
-        path = f"/interactions/{interaction_id}/{quote(token, safe='')}/callback"
+        path = f"/interactions/{interaction_id}/{_in_path(token)}/callback"
         await self.request(
             session, "POST", path, "POST /interactions/{id}/{token}/callback", token, body, files
         )
@@ -110,7 +113,7 @@ class Rest:
         files: Sequence[discord.File] = (),
     ) -> None:
         """Edit a token's first answer (`@original`: the message a click's token stands for)."""
-        path = f"/webhooks/{application_id}/{quote(token, safe='')}/messages/@original"
+        path = f"/webhooks/{application_id}/{_in_path(token)}/messages/@original"
         if data.get("components"):
             # As discord.py: a webhook's components are kept only when this is asked.
             path += "?with_components=true"
@@ -248,6 +251,11 @@ class Rest:
             now = self.clock()
             self._open_at = {k: at for k, at in self._open_at.items() if at > now}
         self._open_at[key] = open_at
+
+
+def _in_path(token: str) -> str:
+    """Put a token in a URL's path, quoted unless it is URL-safe already."""
+    return token if _URL_SAFE.fullmatch(token) else quote(token, safe="")
 
 
 def _decode(raw: bytes, content_type: str) -> Any:

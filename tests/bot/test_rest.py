@@ -242,3 +242,10 @@ def test_only_the_parts_given_change() -> None:
     assert data == {"tts": False, "content": "x", "attachments": []}
     with pytest.raises(TypeError):
         message_body(colour=1)  # type: ignore[call-arg]
+
+
+async def test_a_token_that_is_not_url_safe_is_quoted_in_the_path(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    await rest.callback(session, 1, "a/b c", 6)
+    assert discord_api.calls[0][1] == "/api/v10/interactions/1/a%2Fb%20c/callback"
