@@ -2,13 +2,13 @@
 
     python -m bench.interaction_writes [--calls 2000] [--rounds 3]
 
-Against a sandbox run in a thread of its own (its CPU is not counted), sends `--calls`
+Against a sandbox run in a process of its own (its CPU is not counted), sends `--calls`
 UPDATE_MESSAGE callbacks (a click answered by editing its message) and as many edits of
 their tokens' `@original`, each the size of a private view (an embed of six fields, a menu
 of ten cards and four buttons, no pictures), one after another, two ways: through
 discord.py's webhook adapter, as `bot.edits` sent them before, and through `bot.rest`.
-It prints µs of CPU of the sending thread per call, each way, the median over rounds; the
-last line printed is one JSON object.
+It prints µs of CPU of the sending process per call, each way (taking turns going first),
+the median over rounds; the last line printed is one JSON object.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from multiprocessing.connection import Connection
+from typing import Any, NamedTuple
 
 import aiohttp
 import discord
@@ -33,13 +34,20 @@ from bot.client import use_discord_at
 from bot.rest import UPDATE_MESSAGE, message_body, rest
 from sandbox.api import BotApi
 from sandbox.server import Sandbox
-from sandbox.world import Interaction
 
 # Discord's interaction type of a component, and a button's component type.
 COMPONENT = 3
 BUTTON = 2
 
-Send = Callable[[aiohttp.ClientSession, Interaction, dict[str, Any]], Awaitable[None]]
+
+class Click(NamedTuple):
+    """An interaction waiting for its answer: its id and token."""
+
+    id: int
+    token: str
+
+
+Send = Callable[[aiohttp.ClientSession, Click, dict[str, Any]], Awaitable[None]]
 
 
 def private_view() -> dict[str, Any]:
@@ -58,7 +66,7 @@ def private_view() -> dict[str, Any]:
 
 
 async def adapter_update(
-    session: aiohttp.ClientSession, interaction: Interaction, kwargs: dict[str, Any]
+    session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
 ) -> None:
     """Answer a click through discord.py's webhook adapter (as `bot.edits` did)."""
     params = interaction_message_response_params(type=UPDATE_MESSAGE, **kwargs)
@@ -74,7 +82,7 @@ async def adapter_update(
 
 
 async def adapter_edit(
-    session: aiohttp.ClientSession, interaction: Interaction, kwargs: dict[str, Any]
+    session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
 ) -> None:
     """Edit a token's `@original` through discord.py's webhook adapter (as `bot.edits` did)."""
     with handle_message_parameters(**kwargs) as params:
@@ -91,7 +99,7 @@ async def adapter_edit(
 
 
 async def rest_update(
-    session: aiohttp.ClientSession, interaction: Interaction, kwargs: dict[str, Any]
+    session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
 ) -> None:
     """Answer a click through `bot.rest`."""
     data, files = message_body(**kwargs)
@@ -99,7 +107,7 @@ async def rest_update(
 
 
 async def rest_edit(
-    session: aiohttp.ClientSession, interaction: Interaction, kwargs: dict[str, Any]
+    session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
 ) -> None:
     """Edit a token's `@original` through `bot.rest`."""
     data, files = message_body(**kwargs)
@@ -113,77 +121,72 @@ WAYS: dict[str, tuple[Send, Send]] = {
 APPLICATION_ID = 0  # the sandbox's, once it runs
 
 
-class SandboxThread:
-    """A sandbox serving from a thread and an event loop of its own."""
+async def serve(conn: Connection) -> None:
+    """Serve a sandbox with the bot's message on it; make clicks on it when asked, until None."""
+    # Clicks are made a round ahead: none may expire before its answer is sent.
+    sandbox = Sandbox(interaction_deadline=3600.0)
+    await sandbox.start()
+    world = sandbox.world
+    user = await sandbox.driver.create_user("bench")
+    channel = next(iter(world.channels.values()))
+    message = BotApi(world).create_message(channel.id, {"content": "a view"}, [])
+    conn.send((sandbox.api_base, sandbox.gateway_url, world.application_id))
+    data = {"custom_id": "sh:ab12:1:play", "component_type": BUTTON}
+    loop = asyncio.get_running_loop()
+    while (count := await loop.run_in_executor(None, conn.recv)) is not None:
+        made = [
+            world.new_interaction(
+                type=COMPONENT,
+                user_id=int(user["id"]),
+                channel=channel,
+                data=data,
+                message_id=int(message["id"]),
+            )
+            for _ in range(count)
+        ]
+        conn.send([Click(each.id, each.token) for each in made])
+    await sandbox.stop()
+
+
+def run_sandbox(conn: Connection) -> None:
+    """The sandbox process."""
+    asyncio.run(serve(conn))
+
+
+class SandboxProcess:
+    """A sandbox in a process of its own, making clicks (nobody hears them) when asked."""
 
     def __init__(self) -> None:
-        self.sandbox = Sandbox()
-        self.loop = asyncio.new_event_loop()
-        self._started = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(target=self.loop.run_until_complete, args=(self._serve(),))
-        self.message_id = 0
-        self.user_id = 0
+        self.conn, child = multiprocessing.Pipe()
+        self.process = multiprocessing.get_context("spawn").Process(
+            target=run_sandbox, args=(child,), daemon=True
+        )
 
-    async def _serve(self) -> None:
-        self._stop = asyncio.Event()
-        try:
-            await self.sandbox.start()
-            user = await self.sandbox.driver.create_user("bench")
-            self.user_id = int(user["id"])
-            world = self.sandbox.world
-            channel = next(iter(world.channels.values()))
-            posted = BotApi(world).create_message(channel.id, {"content": "a view"}, [])
-            self.message_id = int(posted["id"])
-        finally:
-            self._started.set()
-        await self._stop.wait()
-        await self.sandbox.stop()
+    def start(self) -> tuple[str, str, int]:
+        """Start the sandbox; return its REST base, gateway URL and application id."""
+        self.process.start()
+        api_base, gateway_url, application_id = self.conn.recv()
+        return api_base, gateway_url, application_id
 
-    def start(self) -> None:
-        """Start serving and wait until the sandbox listens."""
-        self._thread.start()
-        self._started.wait()
-        if not self.message_id:
-            self._thread.join()
-            raise RuntimeError("the sandbox did not start")
+    def clicks(self, count: int) -> list[Click]:
+        """Make `count` clicks on the bot's message."""
+        self.conn.send(count)
+        clicks: list[Click] = self.conn.recv()
+        return clicks
 
     def stop(self) -> None:
-        """Stop the sandbox and its thread."""
-        assert self._stop is not None
-        self.loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join()
-        self.loop.close()
-
-    def clicks(self, count: int) -> list[Interaction]:
-        """Make `count` clicks on the bot's message (nobody hears them: they wait answers)."""
-
-        async def make() -> list[Interaction]:
-            world = self.sandbox.world
-            channel = world.channels[world.messages[self.message_id].channel_id]
-            data = {"custom_id": "sh:ab12:1:play", "component_type": BUTTON}
-            return [
-                world.new_interaction(
-                    type=COMPONENT,
-                    user_id=self.user_id,
-                    channel=channel,
-                    data=data,
-                    message_id=self.message_id,
-                )
-                for _ in range(count)
-            ]
-
-        return asyncio.run_coroutine_threadsafe(make(), self.loop).result()
+        """Stop the sandbox and wait for its process."""
+        self.conn.send(None)
+        self.process.join()
 
 
 @contextmanager
-def running_sandbox() -> Iterator[SandboxThread]:
-    """Run a sandbox in a thread and point discord.py at it."""
+def running_sandbox() -> Iterator[SandboxProcess]:
+    """Run a sandbox in a process and point discord.py at it."""
     global APPLICATION_ID
-    served = SandboxThread()
-    served.start()
-    use_discord_at(served.sandbox.api_base, served.sandbox.gateway_url)
-    APPLICATION_ID = served.sandbox.world.application_id
+    served = SandboxProcess()
+    api_base, gateway_url, APPLICATION_ID = served.start()
+    use_discord_at(api_base, gateway_url)
     try:
         yield served
     finally:
@@ -191,16 +194,16 @@ def running_sandbox() -> Iterator[SandboxThread]:
 
 
 async def timed(
-    session: aiohttp.ClientSession, send: Send, clicks: list[Interaction], kwargs: dict[str, Any]
+    session: aiohttp.ClientSession, send: Send, clicks: list[Click], kwargs: dict[str, Any]
 ) -> float:
-    """Send one call per click, one after another; return µs of this thread's CPU per call."""
-    began = time.thread_time()
+    """Send one call per click, one after another; return µs of this process's CPU per call."""
+    began = time.process_time()
     for click in clicks:
         await send(session, click, kwargs)
-    return (time.thread_time() - began) / len(clicks) * 1e6
+    return (time.process_time() - began) / len(clicks) * 1e6
 
 
-async def measure(served: SandboxThread, calls: int, rounds: int) -> dict[str, Any]:
+async def measure(served: SandboxProcess, calls: int, rounds: int) -> dict[str, Any]:
     """Time both ways' callbacks and edits, round after round; return the medians."""
     kwargs = private_view()
     figures: dict[str, dict[str, list[float]]] = {way: {"callback": [], "edit": []} for way in WAYS}
