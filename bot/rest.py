@@ -139,13 +139,14 @@ class Rest:
     ) -> None:
         """Send one call, as often as Discord's answers allow; raise its refusal."""
         url = yarl.URL(discord.http.Route.BASE + path, encoded=True)
-        text = orjson.dumps(body).decode()
+        # Bytes go up as they are; a str would be encoded again by aiohttp at each call.
+        encoded = orjson.dumps(body)
         lock = self._locks.get(token)
         if lock is None:
             lock = self._locks[token] = asyncio.Lock()
         try:
             async with lock:
-                await self._send(session, method, url, route, token, text, files)
+                await self._send(session, method, url, route, token, encoded, files)
         finally:
             for file in files:
                 file.close()
@@ -157,7 +158,7 @@ class Rest:
         url: yarl.URL,
         route: str,
         token: str,
-        text: str,
+        encoded: bytes,
         files: Sequence[discord.File],
     ) -> None:
         """Try a call up to `ATTEMPTS` times (the token's lock is held)."""
@@ -168,7 +169,7 @@ class Rest:
             data: Any
             if files:
                 data = aiohttp.FormData(quote_fields=False)
-                data.add_field("payload_json", text)
+                data.add_field("payload_json", encoded.decode())
                 for index, file in enumerate(files):
                     file.reset(seek=attempt)
                     data.add_field(
@@ -178,7 +179,7 @@ class Rest:
                         content_type="application/octet-stream",
                     )
             else:
-                data = text
+                data = encoded
             try:
                 async with session.request(method, url, data=data, headers=headers) as response:
                     raw = await response.read()
