@@ -15,6 +15,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.rest import Rest, message_body
+from sandbox.api import BotApi
+from sandbox.testing import running_sandbox
 
 Reply = tuple[int, dict[str, Any] | None, dict[str, str]]
 
@@ -249,3 +251,32 @@ async def test_a_token_that_is_not_url_safe_is_quoted_in_the_path(
 ) -> None:
     await rest.callback(session, 1, "a/b c", 6)
     assert discord_api.calls[0][1] == "/api/v10/interactions/1/a%2Fb%20c/callback"
+
+
+async def test_the_sandbox_answers_bot_rest_as_discord_does() -> None:
+    async with running_sandbox(interaction_deadline=60.0) as sandbox:
+        world = sandbox.world
+        user = await sandbox.driver.create_user("ana")
+        channel = next(iter(world.channels.values()))
+        message = BotApi(world).create_message(channel.id, {"content": "a view"}, [])
+        click = world.new_interaction(
+            type=3,
+            user_id=int(user["id"]),
+            channel=channel,
+            data={"custom_id": "sh:ab12:0:play", "component_type": 2},
+            message_id=int(message["id"]),
+        )
+        rest = Rest()
+        async with aiohttp.ClientSession() as session:
+            data, files = message_body(content="answered", view=None)
+            await rest.callback(session, click.id, click.token, 7, data, files)
+            assert world.messages[int(message["id"])].content == "answered"
+            edited, _ = message_body(content="redrawn")
+            await rest.edit_original(session, world.application_id, click.token, edited)
+            assert world.messages[int(message["id"])].content == "redrawn"
+            with pytest.raises(discord.HTTPException) as again:
+                await rest.callback(session, click.id, click.token, 7, data)
+            assert again.value.code == 40060
+            with pytest.raises(discord.NotFound) as unknown:
+                await rest.callback(session, click.id + 1, click.token, 7, data)
+            assert unknown.value.code == 10062
