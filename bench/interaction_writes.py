@@ -157,14 +157,16 @@ class SandboxProcess:
     """A sandbox in a process of its own, making clicks (nobody hears them) when asked."""
 
     def __init__(self) -> None:
-        self.conn, child = multiprocessing.Pipe()
+        self.conn, self._child = multiprocessing.Pipe()
         self.process = multiprocessing.get_context("spawn").Process(
-            target=run_sandbox, args=(child,), daemon=True
+            target=run_sandbox, args=(self._child,), daemon=True
         )
 
     def start(self) -> tuple[str, str, int]:
         """Start the sandbox; return its REST base, gateway URL and application id."""
         self.process.start()
+        # Only the sandbox holds its end now: if it dies, `recv` here fails instead of waiting.
+        self._child.close()
         api_base, gateway_url, application_id = self.conn.recv()
         return api_base, gateway_url, application_id
 
