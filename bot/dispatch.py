@@ -16,6 +16,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -54,6 +55,8 @@ class ClickedMessage:
     id: int
     channel_id: int
     interaction_metadata: ClickedMetadata | None
+    # When it was last edited (an answer is an edit): a click on it as it was before.
+    edited_at: datetime | None = None
 
     @classmethod
     def of(cls, message: dict[str, Any]) -> ClickedMessage:
@@ -62,7 +65,8 @@ class ClickedMessage:
         answered = None
         if isinstance(meta, dict) and isinstance(meta.get("user"), dict):
             answered = ClickedMetadata(discord.Object(int(meta["user"]["id"])))
-        return cls(int(message["id"]), int(message["channel_id"]), answered)
+        edited = discord.utils.parse_time(message.get("edited_timestamp"))
+        return cls(int(message["id"]), int(message["channel_id"]), answered, edited)
 
 
 class ClickDispatch:

@@ -30,11 +30,6 @@ async def update_message(interaction: discord.Interaction, **kwargs: Any) -> Non
     await _update(interaction, data, files)
 
 
-async def update_without_components(interaction: discord.Interaction) -> None:
-    """Answer a click by taking the components off the message it is on (nothing else)."""
-    await _update(interaction, {"components": []}, [])
-
-
 async def _update(
     interaction: discord.Interaction, data: dict[str, Any], files: list[discord.File]
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import discord
@@ -43,7 +44,11 @@ def test_a_clicked_message_is_read_for_its_id_channel_and_whom_it_answered() -> 
     assert clicked.interaction_metadata is not None
     assert clicked.interaction_metadata.user.id == 42
     # A message that answered no interaction (a DM, the table message posted anew).
-    assert ClickedMessage.of({"id": "99", "channel_id": "7"}).interaction_metadata is None
+    never_edited = ClickedMessage.of({"id": "99", "channel_id": "7"})
+    assert never_edited.interaction_metadata is None and never_edited.edited_at is None
+    # An answer is an edit: two views of one message differ by their last edit.
+    edited = ClickedMessage.of({**message, "edited_timestamp": "2026-11-27T04:40:00.123000+00:00"})
+    assert edited.edited_at == datetime(2026, 11, 27, 4, 40, 0, 123000, tzinfo=UTC)
 
 
 async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
