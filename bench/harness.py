@@ -40,7 +40,7 @@ from bench.botchild import COMMAND
 from sandbox.driver import SUB_COMMAND, ControlError, Driver
 from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
-from sandbox.world import DM, Interaction, Message
+from sandbox.world import DM, Interaction, Message, World
 from tables.service import COMPUTER_LEVELS
 
 JSON = dict[str, Any]
@@ -101,6 +101,7 @@ REPORT_KEYS = (
     "moves_by_verb",
     "interactions",
     "refused_clicks",
+    "refused_by_reason",
     "stale_clicks",
     "stuck_retries",
     "unfinished_tables",
@@ -680,6 +681,29 @@ def refused(answer: JSON) -> bool:
 # ---------------------------------------------------------------------- the figures
 
 
+def refusal_reason(text: str) -> str:
+    """Name a refusal by its first clause, its numbers left out ("It isn't your turn")."""
+    clause = re.split(r"[:.;]", text, maxsplit=1)[0]
+    return re.sub(r"\d+", "N", clause).strip()
+
+
+def refusals(world: World, interactions: list[Interaction]) -> Counter[str]:
+    """Count the notes that answered clicks, by reason: at once or after a deferral.
+
+    A note only its member sees, with no view on it, answering one of the run's clicks, is
+    a refusal (a click's answer is a view; the bench asks for no hints).
+    """
+    clicks = {i.id for i in interactions if "custom_id" in i.data}
+    return Counter(
+        refusal_reason(message.content)
+        for message in world.messages.values()
+        if message.interaction_id in clicks
+        and message.ephemeral
+        and not message.components
+        and not message.embeds
+    )
+
+
 def classify(entry: JSON, dm_channels: set[int]) -> str:
     """Name the kind of one REST call from the sandbox's log."""
     method, route = entry["method"], entry["route"]
@@ -834,6 +858,8 @@ class Measured:
     dm_channels: set[int]
     tokens: dict[str, int]
     interactions: list[Interaction]
+    # The run's refused clicks by reason (`refusals`), answered at once or after a deferral.
+    refused: Counter[str]
     deadline: float
     played: float
     wall: float
@@ -1008,6 +1034,7 @@ async def play(
         dm_channels=dm_channels,
         tokens=tokens,
         interactions=interactions,
+        refused=refusals(world, interactions),
         deadline=world.interaction_deadline,
         played=played,
         wall=wall,
@@ -1069,6 +1096,7 @@ def report(options: Options, stats: Stats, measured: Measured) -> JSON:
         "moves_by_verb": dict(sorted(stats.moves.items())),
         "interactions": len(measured.interactions),
         "refused_clicks": stats.refused,
+        "refused_by_reason": dict(measured.refused.most_common()),
         "stale_clicks": stats.stale,
         "stuck_retries": stats.stuck,
         "unfinished_tables": measured.unfinished,
@@ -1155,6 +1183,8 @@ def describe(figures: JSON) -> list[str]:
         f"games not finished: {left['not_opened']} never opened, "
         f"{left['a_member_offered_a_move']} with a move offered to a member, "
         f"{left['no_move_offered']} with no move offered to anyone (waiting for the bot)",
+        f"refused clicks: {figures['refused_clicks']} answered at once with a refusal; every "
+        f"refusal, at once or after a deferral, by reason: {figures['refused_by_reason'] or 0}",
         f"answer time (interaction reaches the sandbox -> the bot's callback): "
         f"p50 {answer['p50']} ms, p95 {answer['p95']} ms, p99 {answer['p99']} ms, "
         f"max {answer['max']} ms",

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 
 import discord
 
 from bot.i18n import DEFAULT_LOCALE, language_of, t
 from bot.membership import Membership
-from bot.presenter import Presenter, first_response
+from bot.presenter import Presenter, acknowledged_already, first_response
 from bot.rendering import Selection
 from bot.words import hint_text, refusal
 from tables.errors import TableError
@@ -42,10 +43,6 @@ def defer_delay(interaction: discord.Interaction, now: datetime) -> float:
     return max(0.0, min(DEFER_AFTER, DEFER_BY - age))
 
 
-async def acknowledged_already() -> None:
-    """Leave an interaction as it is: it was acknowledged (here, or by another process)."""
-
-
 async def defer_click(interaction: discord.Interaction) -> None:
     """Acknowledge a click with an edit to come, unless it was acknowledged already."""
     await first_response(interaction, interaction.response.defer, acknowledged_already)
@@ -53,13 +50,19 @@ async def defer_click(interaction: discord.Interaction) -> None:
 
 @contextlib.asynccontextmanager
 async def acknowledged(
-    interaction: discord.Interaction, *, edit: bool, ephemeral: bool = False
+    interaction: discord.Interaction,
+    *,
+    edit: bool,
+    ephemeral: bool = False,
+    hold: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[None]:
     """Answer within Discord's deadline: if the answer is not sent in time, defer it first.
 
-    The deferral is an edit-to-come for a click (`edit`), else "thinking"; it and the answer
-    take turns through `first_response`, so they never both try to be the first response, and
-    one that finds the interaction deferred by another process follows that deferral.
+    The deferral is an edit-to-come for a click (`edit`), else "thinking"; a click on a
+    private view is held instead (`hold`: its buttons taken off until it is answered). It and
+    the answer take turns through `first_response`, so they never both try to be the first
+    response, and one that finds the interaction deferred by another process follows that
+    deferral.
     """
     deferring = False
 
@@ -71,7 +74,9 @@ async def acknowledged(
         await asyncio.sleep(defer_delay(interaction, discord.utils.utcnow()))
         deferring = True
         try:
-            if edit:
+            if hold is not None:
+                await hold()
+            elif edit:
                 await defer_click(interaction)
             else:
                 await first_response(interaction, thinking, acknowledged_already)
@@ -146,6 +151,9 @@ class Answers:
         self.presenter = presenter
         self.command_name = command_name
         self.membership = membership
+        # The private views (message id, last edit) a click on which is being carried out:
+        # a click on the view its answer drew is no second click.
+        self.clicked: set[tuple[int, datetime | None]] = set()
 
     def refusal(
         self, error: TableError, interaction: discord.Interaction, table_id: str | None = None
@@ -275,27 +283,49 @@ class Answers:
         if not self.presenter.owns_view(table_id, interaction):
             await say(interaction, t("That view belongs to someone else.", locale_of(interaction)))
             return
-        answering = self.presenter.answering(table_id, member.user_id)
-        async with guarded(interaction, "a move"), acknowledged(interaction, edit=True), answering:
-            # A click from a DM may come from a member who has left the table's server.
-            if (
-                interaction.guild_id is None
-                and self.membership is not None
-                and await self.membership.left(table_id, member.user_id)
+        # A view as the member saw it: a message, as last edited (an answer is an edit).
+        message = interaction.message
+        view = (message.id, message.edited_at) if message is not None else (interaction.id, None)
+        if view in self.clicked:
+            # Clicked twice as it was before the first click's answer: one click counts.
+            text = "Your last click is still being carried out; this one changed nothing."
+            await say(interaction, t(text, locale_of(interaction)))
+            return
+        self.clicked.add(view)
+        # The hold is seen through before `answering` ends: the redraw that ends it (after a
+        # refusal or a failure) comes after the buttons were taken off, never before.
+        hold = functools.partial(self.presenter.hold, interaction, table_id)
+        try:
+            async with (
+                guarded(interaction, "a move"),
+                self.presenter.answering(table_id, member.user_id),
+                acknowledged(interaction, edit=True, hold=hold),
             ):
-                text = "You left this table's server, so you no longer play at it."
-                await say(interaction, t(text, locale_of(interaction)))
-                return
-            try:
-                outcome = await self.service.submit(table_id, member, intent, version)
-            except TableError as error:
-                await self.refuse(interaction, error, table_id)
-                return
-            seat = outcome.actor
-            assert seat is not None
-            await self.presenter.answer_private(
-                interaction, outcome.snapshot, seat, edit=True, selection=selection or Selection()
-            )
+                # A click from a DM may come from a member who has left the table's server.
+                if (
+                    interaction.guild_id is None
+                    and self.membership is not None
+                    and await self.membership.left(table_id, member.user_id)
+                ):
+                    text = "You left this table's server, so you no longer play at it."
+                    await say(interaction, t(text, locale_of(interaction)))
+                    return
+                try:
+                    outcome = await self.service.submit(table_id, member, intent, version)
+                except TableError as error:
+                    await self.refuse(interaction, error, table_id)
+                    return
+                seat = outcome.actor
+                assert seat is not None
+                await self.presenter.answer_private(
+                    interaction,
+                    outcome.snapshot,
+                    seat,
+                    edit=True,
+                    selection=selection or Selection(),
+                )
+        finally:
+            self.clicked.discard(view)
 
     async def post_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
         """Answer with a new table's message; a table whose message fails is not kept."""

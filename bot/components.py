@@ -115,6 +115,65 @@ def picked(interaction: discord.Interaction) -> tuple[int, ...] | None:
     return tuple(int(v) for v in raw)
 
 
+Payload = dict[str, Any]
+
+
+def custom_id_of(table_id: str, version: int, verb: str, arg: str | None = None) -> str:
+    """Write a component's custom_id, as its DynamicItem's template reads it back."""
+    return custom_ids.encode(table_id, version, verb, arg)
+
+
+def button_payload(
+    custom_id: str, label: str, style: Style = Style.secondary, *, disabled: bool = False
+) -> Payload:
+    """Say a button as Discord's payload, exactly as `discord.ui.Button` would."""
+    payload: Payload = {"type": 2, "style": style.value, "disabled": disabled}
+    if label:
+        payload["label"] = clip(label, BUTTON_LABEL)
+    payload["custom_id"] = custom_id
+    return payload
+
+
+def option_payload(label: str, value: str, *, default: bool = False) -> Payload:
+    """Say a menu option as Discord's payload, exactly as `discord.SelectOption` would."""
+    return {"label": clip(label, OPTION_LABEL), "value": value, "default": default}
+
+
+def menu_payload(
+    custom_id: str, placeholder: str, options: list[Payload], *, count: int = 1
+) -> Payload:
+    """Say a select menu as Discord's payload, exactly as `discord.ui.Select` would."""
+    payload: Payload = {
+        "type": 3,
+        "custom_id": custom_id,
+        "min_values": count,
+        "max_values": count,
+        "disabled": False,
+        "required": True,
+    }
+    if placeholder:
+        payload["placeholder"] = clip(placeholder, PLACEHOLDER)
+    # Discord refuses a menu without options.
+    payload["options"] = options or [option_payload("-", "0")]
+    return payload
+
+
+class Components(discord.ui.View):
+    """A message's components drawn straight as Discord's payload, rows of buttons and menus.
+
+    Building `discord.ui` items to turn them into this payload on every redraw cost more
+    than the rest of the message; a click still reaches its DynamicItem by its custom_id.
+    """
+
+    def __init__(self, rows: list[list[Payload]] | None = None) -> None:
+        super().__init__(timeout=None)
+        self.payload = [{"type": 1, "components": row} for row in rows or () if row]
+
+    def to_components(self) -> list[Payload]:
+        """Return the rows as Discord's payload."""
+        return self.payload
+
+
 def button(
     custom_id: str, label: str, style: Style, *, row: int | None, disabled: bool
 ) -> discord.ui.Button[Any]:
@@ -144,7 +203,7 @@ class LobbyButton(
         style: Style = Style.secondary,
         row: int | None = None,
     ) -> None:
-        custom_id = custom_ids.encode(table_id, 0, verb, arg)
+        custom_id = custom_id_of(table_id, 0, verb, arg)
         super().__init__(button(custom_id, label, style, row=row, disabled=False))
         values = _values(arg)
         self.table_id = table_id
@@ -177,7 +236,7 @@ class TableButton(
         style: Style = Style.primary,
         row: int | None = None,
     ) -> None:
-        custom_id = custom_ids.encode(table_id, 0, verb)
+        custom_id = custom_id_of(table_id, 0, verb)
         super().__init__(button(custom_id, label, style, row=row, disabled=False))
         self.table_id, self.verb = table_id, verb
 
@@ -220,7 +279,7 @@ class MoveButton(
         row: int | None = None,
         disabled: bool = False,
     ) -> None:
-        custom_id = custom_ids.encode(table_id, version, verb, arg)
+        custom_id = custom_id_of(table_id, version, verb, arg)
         super().__init__(button(custom_id, label, style, row=row, disabled=disabled))
         values = _values(arg)
         self.table_id = table_id
@@ -253,7 +312,7 @@ class HintButton(
         label: str = "",
         row: int | None = None,
     ) -> None:
-        custom_id = custom_ids.encode(table_id, version, "hint")
+        custom_id = custom_id_of(table_id, version, "hint")
         super().__init__(button(custom_id, label, Style.secondary, row=row, disabled=False))
         self.table_id = table_id
         self.version = version
@@ -309,7 +368,7 @@ class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
         *,
         row: int | None = None,
     ) -> None:
-        custom_id = custom_ids.encode(table_id, version, "sel", str(part))
+        custom_id = custom_id_of(table_id, version, "sel", str(part))
         super().__init__(custom_id, placeholder, options or [], row=row)
         self.table_id, self.version = table_id, version
 
@@ -344,7 +403,7 @@ class SwapMenu(_Menu, template=custom_ids.template(SWAP_MENU_VERBS, ARG)):
         row: int | None = None,
     ) -> None:
         arg = None if other is None else str(other)
-        custom_id = custom_ids.encode(table_id, version, verb, arg)
+        custom_id = custom_id_of(table_id, version, verb, arg)
         super().__init__(custom_id, placeholder, options or [], row=row)
         self.table_id, self.version, self.verb, self.other = table_id, version, verb, other
 
@@ -380,7 +439,7 @@ class ChooseMenu(_Menu, template=custom_ids.template(("choose",))):
         count: int = 1,
         row: int | None = None,
     ) -> None:
-        custom_id = custom_ids.encode(table_id, version, "choose")
+        custom_id = custom_id_of(table_id, version, "choose")
         super().__init__(custom_id, placeholder, options or [], row=row, count=count)
         self.table_id, self.version = table_id, version
 
@@ -410,7 +469,7 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
         *,
         row: int | None = None,
     ) -> None:
-        custom_id = custom_ids.encode(table_id, version, "stack")
+        custom_id = custom_id_of(table_id, version, "stack")
         super().__init__(custom_id, placeholder, options or [], row=row)
         self.table_id, self.version = table_id, version
 

@@ -9,6 +9,7 @@ own lists for that version (`tables.controls`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 PREFIX = "sh"
 MAX_LENGTH = 100
@@ -30,9 +31,15 @@ def encode(table_id: str, version: int, verb: str, arg: str | None = None) -> st
     text = f"{PREFIX}:{table_id}:{version}:{verb}"
     if arg is not None:
         text += f":{arg}"
-    if len(text) > MAX_LENGTH or not re.fullmatch(template((verb,), r"[0-9.]{1,60}"), text):
+    if len(text) > MAX_LENGTH or not _valid(verb).fullmatch(text):
         raise ValueError(f"not a valid custom_id: {text!r}")
     return text
+
+
+@lru_cache(maxsize=64)
+def _valid(verb: str) -> re.Pattern[str]:
+    """Compile what a custom_id of a verb must match, once: every redraw writes several."""
+    return re.compile(template((verb,), r"[0-9.]{1,60}"))
 
 
 def table_of(custom_id: str) -> str | None:

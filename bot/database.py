@@ -10,6 +10,7 @@ renumbers after a copy.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sqlite3
 from abc import ABC, abstractmethod
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 # SQLite's page cache per connection, in KiB.
 SQLITE_CACHE_KIB = 512
+
+log = logging.getLogger(__name__)
 
 
 def _packaged_migrations() -> Path:
@@ -550,9 +553,14 @@ class PostgresDatabase(Database):
         """Let the database go, and close the pool."""
         if self._held is not None:
             held, self._held = self._held, None
-            for channel, callback in self._listeners:
-                await held.remove_listener(channel, callback)
-            await self._pool.release(held)
+            try:
+                for channel, callback in self._listeners:
+                    await held.remove_listener(channel, callback)
+                await self._pool.release(held)
+            except Exception:  # asyncpg's release fails in several ways on an ended connection
+                # The server ended the held connection (its shards were taken): the pool has
+                # dropped it already, and still closes.
+                log.debug("the held connection was ended by the server", exc_info=True)
         await self._pool.close()
 
     async def claim(self, shards: Sequence[int], shard_count: int) -> None:

@@ -3,10 +3,11 @@
 discord.py parses every component interaction's message in full (its embeds and
 components, into a `Message`) and then rebuilds the message's view (`View.from_message`)
 only to find the clicked item and swap our DynamicItem in. Our items read everything from
-the custom_id and the interaction's own data, and the bot reads only the message's id and
-whom it answered: so a click whose custom_id is one of ours is parsed without the message's
-embeds, attachments and components, and handed to the matching item's `from_custom_id`,
-`interaction_check` and `callback`. Any other interaction goes the usual way.
+the custom_id and the interaction's own data, and the bot reads only the message's id, its
+channel and whom it answered: so a click whose custom_id is one of ours comes with a
+`ClickedMessage` of those instead of a `discord.Message`, and is handed to the matching
+item's `from_custom_id`, `interaction_check` and `callback`. Any other interaction goes the
+usual way.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -30,12 +33,40 @@ Factory = type[discord.ui.DynamicItem[Any]]
 
 
 def light(data: dict[str, Any]) -> dict[str, Any]:
-    """Leave out of an interaction what the bot never reads: its message's content."""
+    """Leave out of an interaction what a deferral never reads: its message's content."""
     message = data.get("message")
     if not isinstance(message, dict):
         return data
     message = {**message, "embeds": [], "attachments": [], "components": []}
     return {**data, "message": message}
+
+
+@dataclass(frozen=True, slots=True)
+class ClickedMetadata:
+    """Whose command or click a message answered."""
+
+    user: discord.Object
+
+
+@dataclass(frozen=True, slots=True)
+class ClickedMessage:
+    """What the bot reads of the message a click was on (in place of a `discord.Message`)."""
+
+    id: int
+    channel_id: int
+    interaction_metadata: ClickedMetadata | None
+    # When it was last edited (an answer is an edit): a click on it as it was before.
+    edited_at: datetime | None = None
+
+    @classmethod
+    def of(cls, message: dict[str, Any]) -> ClickedMessage:
+        """Read a clicked message's id, channel and whom it answered from its payload."""
+        meta = message.get("interaction_metadata")
+        answered = None
+        if isinstance(meta, dict) and isinstance(meta.get("user"), dict):
+            answered = ClickedMetadata(discord.Object(int(meta["user"]["id"])))
+        edited = discord.utils.parse_time(message.get("edited_timestamp"))
+        return cls(int(message["id"]), int(message["channel_id"]), answered, edited)
 
 
 class ClickDispatch:
@@ -70,8 +101,12 @@ class ClickDispatch:
         if found is None:
             self._parse(data)
             return
-        payload: Any = light(data)
+        payload: Any = {key: value for key, value in data.items() if key != "message"}
         interaction: discord.Interaction = discord.Interaction(data=payload, state=self.state)
+        message = data.get("message")
+        if isinstance(message, dict):
+            # Our code reads a clicked message's id, channel and `interaction_metadata` only.
+            interaction.message = ClickedMessage.of(message)  # type: ignore[assignment]
         factory, match = found
         task = asyncio.get_running_loop().create_task(self.run(factory, interaction, match))
         self._tasks.add(task)

@@ -3,8 +3,9 @@
 discord.py turns what Discord returns for an edit into a `Message` (its embeds, components
 and attachments) and files the view of every edit in its view store; the presenter needs
 neither: our components are dispatched by their custom_id (`bot.dispatch`) and the
-presenter keeps what it showed. These edits send the same request through discord.py's
-webhook adapter (its rate-limit handling and errors included) and drop the reply.
+presenter keeps what it showed. These edits send the same requests through `bot.rest`
+(discord.py's rate-limit handling and errors, without its webhook adapter) on the bot's
+own session and drop the reply.
 """
 
 from __future__ import annotations
@@ -12,50 +13,29 @@ from __future__ import annotations
 from typing import Any
 
 import discord
-from discord.http import handle_message_parameters
-from discord.webhook.async_ import async_context, interaction_message_response_params
 
-# Where an interaction's token edits its first answer (or the message its component is on).
-ORIGINAL = "@original"
-_CALLBACK = "/interactions/{webhook_id}/{webhook_token}/callback"
+from bot.rest import UPDATE_MESSAGE, message_body, rest
 
 
 async def edit_original(webhook: discord.Webhook, **kwargs: Any) -> None:
     """Edit a token's `@original` message (embeds, view, attachments)."""
     assert webhook.token is not None
-    view = kwargs.get("view")
-    with handle_message_parameters(**kwargs) as params:
-        await async_context.get().edit_webhook_message(
-            webhook.id,
-            webhook.token,
-            ORIGINAL,  # type: ignore[arg-type]
-            session=webhook.session,
-            proxy=webhook.proxy,
-            proxy_auth=webhook.proxy_auth,
-            payload=params.payload,
-            multipart=params.multipart,
-            files=params.files,
-            with_components=bool(view),
-        )
+    data, files = message_body(**kwargs)
+    await rest.edit_original(webhook.session, webhook.id, webhook.token, data, files)
 
 
 async def update_message(interaction: discord.Interaction, **kwargs: Any) -> None:
     """Answer a click by editing the message it is on, without asking for that message back."""
-    params = interaction_message_response_params(
-        type=discord.InteractionResponseType.message_update.value, **kwargs
-    )
-    http = interaction._state.http
-    route = discord.http.Route(
-        "POST", _CALLBACK, webhook_id=interaction.id, webhook_token=interaction.token
-    )
-    await async_context.get().request(
-        route,
-        session=interaction._session,
-        proxy=http.proxy,
-        proxy_auth=http.proxy_auth,
-        payload=params.payload,
-        multipart=params.multipart,
-        files=params.files,
+    data, files = message_body(**kwargs)
+    await _update(interaction, data, files)
+
+
+async def _update(
+    interaction: discord.Interaction, data: dict[str, Any], files: list[discord.File]
+) -> None:
+    """Send a click's UPDATE_MESSAGE callback and mark the interaction answered."""
+    await rest.callback(
+        interaction._session, interaction.id, interaction.token, UPDATE_MESSAGE, data, files
     )
     # The interaction is answered: a later write goes through its token.
     interaction.response._response_type = discord.InteractionResponseType.message_update

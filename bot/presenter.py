@@ -9,7 +9,8 @@ Writes are few and paced (`bot.pacing`), latest state wins:
 - a private view is redrawn only when what it offers its member changes: their own cards,
   their turn coming or going, the phase; other players' moves show on the table message;
 - a click's own answer (an interaction callback) draws the clicker's view; while a click is
-  being answered its message gets no other write;
+  being answered its message gets no other write, and a slow one on a private view is held
+  (its buttons taken off until the answer, `Presenter.hold`);
 - an edit goes through the latest interaction whose `@original` is that message while its
   token lives (interaction endpoints are outside the bot's global rate limit), else REST.
 """
@@ -168,6 +169,10 @@ async def first_response(
         return await then()
 
 
+async def acknowledged_already() -> None:
+    """Leave an interaction as it is: it was acknowledged (here, or by another process)."""
+
+
 async def edit_answer(
     interaction: discord.Interaction, rendered: Rendered, shown: tuple[str, ...] | None
 ) -> None:
@@ -323,6 +328,37 @@ class Presenter:
                     seat = state.latest.seat_of(user_id)
                     if seat is not None:
                         self._queue_private(state, seat)
+
+    async def hold(self, interaction: discord.Interaction, table_id: str) -> None:
+        """Acknowledge a slow click on a private view by taking its buttons off until answered.
+
+        A deferral would leave the old buttons up while the click is carried out and the turn
+        moves on, for the member to click a view that no longer holds. The content stays; the
+        answer puts the current buttons back, and so does the redraw `answering` queues when
+        the click ends otherwise (a refusal, a failure).
+        """
+
+        async def take_off() -> None:
+            await update_message(interaction, view=None)
+            self._held(interaction, table_id)
+
+        await first_response(interaction, take_off, acknowledged_already)
+
+    def _held(self, interaction: discord.Interaction, table_id: str) -> None:
+        """Note that a private view shows no buttons, and that this click's token edits it."""
+        state = self.tables.get(table_id)
+        seat = state.latest.seat_of(interaction.user.id) if state is not None else None
+        if state is None or seat is None:
+            return
+        private = state.private.setdefault(seat, _Private())
+        editor = _Editor.of(interaction, self.clock())
+        # Shown without buttons: no fingerprint matches it, so the next redraw always writes;
+        # its pictures are still attached.
+        if interaction.guild_id is None:
+            private.dm, private.dm_shown = editor, _Shown(files=private.dm_shown.files)
+        else:
+            private.ephemeral = editor
+            private.eph_shown = _Shown(files=private.eph_shown.files)
 
     async def answer_table(
         self, interaction: discord.Interaction, snapshot: Snapshot, *, edit: bool

@@ -9,22 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import discord
+import orjson
 
 from bot.components import (
-    ChooseMenu,
-    HintButton,
-    LobbyButton,
-    MoveButton,
-    PlayMenu,
-    StackMenu,
-    SwapMenu,
-    TableButton,
+    Components,
+    Payload,
+    button_payload,
+    custom_id_of,
+    menu_payload,
+    option_payload,
 )
 from bot.i18n import t, tn
 from bot.pictures import Picture, hand_picture, table_picture
@@ -40,7 +39,6 @@ from bot.words import (
     play_label,
     rating_line,
     rules_summary,
-    seat_name,
     some_cards_text,
 )
 from engine.cards import Card
@@ -93,13 +91,18 @@ class Rendered:
 
     def fingerprint(self) -> str:
         """Fingerprint the message's content, to skip writes that change nothing."""
+        return self._fingerprint
+
+    @cached_property
+    def _fingerprint(self) -> str:
+        # Once per message: the presenter compares and keeps a message's fingerprint often.
         content = [
             [embed.to_dict() for embed in self.embeds],
             self.view.to_components(),
-            list(self.file_keys),
+            self.file_keys,
         ]
-        text = json.dumps(content, sort_keys=True, default=str)
-        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+        data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS, default=str)
+        return hashlib.blake2b(data, digest_size=16).hexdigest()
 
     def send_kwargs(self) -> dict[str, Any]:
         """Say the message as `send`/`send_message` keywords."""
@@ -124,6 +127,33 @@ DESCRIPTION_LIMIT = 4096
 def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: bool = False) -> None:
     """Add a field, its lines cut to Discord's limit with "… and N more"."""
     embed.add_field(name=name, value=fit(value.split("\n"), FIELD_LIMIT, locale), inline=inline)
+
+
+# ---------------------------------------------------------------------- the public part
+
+
+@dataclass(frozen=True)
+class Public:
+    """What every viewer of a table sees alike, in one language: seat names, moves, pile."""
+
+    names: tuple[str, ...]
+    log: tuple[str, ...]
+    pile: str
+
+
+def public_part(snapshot: Snapshot, locale: str) -> Public:
+    """Draw a snapshot's public part once per language; the table and private views share it."""
+    found = snapshot.drawn.get(("public", locale))
+    if isinstance(found, Public):
+        return found
+    view = snapshot.public
+    public = Public(
+        names=tuple(names(snapshot, locale)),
+        log=tuple(note_text(note, snapshot, locale) for note in snapshot.log),
+        pile="" if view is None else pile_text(view, locale),
+    )
+    snapshot.drawn["public", locale] = public
+    return public
 
 
 # ---------------------------------------------------------------------- the table message
@@ -151,8 +181,8 @@ def table_embed(
     """Draw the table message's embed; `game` is what the server calls the game."""
     title = t("{game} table {id}", locale, game=game, id=snapshot.id)
     embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
-    seat_names = names(snapshot, locale)
-    log = [note_text(note, snapshot, locale) for note in snapshot.log]
+    shared = public_part(snapshot, locale)
+    seat_names, log = shared.names, shared.log
     if snapshot.phase == "lobby":
         seats = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(seat_names))
         embed.description = t("Waiting for players. The host starts the game.", locale)
@@ -184,7 +214,7 @@ def table_embed(
             name=seat_names[view.turn],
             direction=direction,
         )
-    add(embed, t("Pile", locale), pile_text(view, locale), locale, inline=False)
+    add(embed, t("Pile", locale), shared.pile, locale, inline=False)
     counts = t(
         "stock {stock} · burned {burned}", locale, stock=view.stock_count, burned=len(view.burned)
     )
@@ -212,7 +242,7 @@ def seat_line(snapshot: Snapshot, view: SeatView, locale: str) -> str:
     text = t(
         "{name} — hand {hand} · face-up {up} · face-down {down}",
         locale,
-        name=seat_name(snapshot, seat, locale),
+        name=public_part(snapshot, locale).names[seat],
         hand=view.hand_count,
         up=up,
         down=view.face_down_count,
@@ -234,38 +264,42 @@ def computer_label(level: str, locale: str) -> str:
     return t("Add computer player ({level})", locale, level=level_word(level, locale))
 
 
-def table_components(snapshot: Snapshot, locale: str) -> discord.ui.View:
+def table_components(snapshot: Snapshot, locale: str) -> Components:
     """The table message's buttons: the lobby's, My hand while playing, Rematch at the end."""
-    view = discord.ui.View(timeout=None)
     table_id = snapshot.id
+
+    def lobby(
+        verb: str, label: str, style: Style = Style.secondary, arg: str | None = None
+    ) -> Payload:
+        return button_payload(custom_id_of(table_id, 0, verb, arg), label, style)
+
     if snapshot.phase == "lobby":
-        view.add_item(
-            LobbyButton(table_id, "join", label=t("Join", locale), style=Style.success, row=0)
-        )
-        view.add_item(LobbyButton(table_id, "leave", label=t("Leave", locale), row=0))
-        view.add_item(
-            LobbyButton(table_id, "start", label=t("Start", locale), style=Style.primary, row=0)
-        )
-        for level in available_levels():
-            arg = str(COMPUTER_LEVELS.index(level))
-            label = computer_label(level, locale)
-            view.add_item(LobbyButton(table_id, "addbot", arg, label=label, row=1))
-        view.add_item(hints_toggle(snapshot, locale))
-    elif snapshot.phase in ("setup", "play"):
-        view.add_item(TableButton(table_id, "hand", label=t("My hand", locale), row=0))
-    elif snapshot.phase == "over":
-        rematch = t("Rematch", locale)
-        view.add_item(TableButton(table_id, "rematch", label=rematch, style=Style.success, row=0))
-    return view
+        first = [
+            lobby("join", t("Join", locale), Style.success),
+            lobby("leave", t("Leave", locale)),
+            lobby("start", t("Start", locale), Style.primary),
+        ]
+        second = [
+            lobby("addbot", computer_label(level, locale), arg=str(COMPUTER_LEVELS.index(level)))
+            for level in available_levels()
+        ]
+        return Components([first, [*second, hints_toggle(snapshot, locale)]])
+    if snapshot.phase in ("setup", "play"):
+        hand = custom_id_of(table_id, 0, "hand")
+        return Components([[button_payload(hand, t("My hand", locale), Style.primary)]])
+    if snapshot.phase == "over":
+        rematch = custom_id_of(table_id, 0, "rematch")
+        return Components([[button_payload(rematch, t("Rematch", locale), Style.success)]])
+    return Components()
 
 
-def hints_toggle(snapshot: Snapshot, locale: str) -> LobbyButton:
+def hints_toggle(snapshot: Snapshot, locale: str) -> Payload:
     """The host's lobby switch for hints: it shows the setting and asks for the other one."""
     if snapshot.hints:
         label, arg, style = t("Hints: on", locale), "0", Style.success
     else:
         label, arg, style = t("Hints: off", locale), "1", Style.secondary
-    return LobbyButton(snapshot.id, "hints", arg, label=label, style=style, row=1)
+    return button_payload(custom_id_of(snapshot.id, 0, "hints", arg), label, style)
 
 
 # ---------------------------------------------------------------------- private views
@@ -283,7 +317,7 @@ def render_private(
         embed.set_image(url=picture.url)
         pictures = (picture,)
     if player is None or not snapshot.open:
-        return Rendered((embed,), discord.ui.View(timeout=None), pictures)
+        return Rendered((embed,), Components(), pictures)
     return Rendered((embed,), private_components(snapshot, player, locale, selection), pictures)
 
 
@@ -308,7 +342,7 @@ def private_embed(
     face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
     add(embed, t("Face-up", locale), face_up, locale, inline=True)
     add(embed, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
-    add(embed, t("Pile", locale), pile_text(public, locale), locale, inline=False)
+    add(embed, t("Pile", locale), public_part(snapshot, locale).pile, locale, inline=False)
     add(embed, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
     return embed
 
@@ -323,70 +357,60 @@ def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
     if snapshot.phase in ("over", "closed"):
         status = t("The game is over.", locale)
         if public.loser is not None:
-            name = seat_name(snapshot, public.loser, locale)
+            name = public_part(snapshot, locale).names[public.loser]
             status += " " + t("💩 Shithead: {name}", locale, name=name)
         return status
     if public.turn == seat:
         return t("**Your turn.**", locale)
-    return t("{name} is playing.", locale, name=seat_name(snapshot, public.turn or 0, locale))
+    return t(
+        "{name} is playing.", locale, name=public_part(snapshot, locale).names[public.turn or 0]
+    )
 
 
 def private_components(
     snapshot: Snapshot, player: PlayerView, locale: str, selection: Selection | None
-) -> discord.ui.View:
+) -> Components:
     """A player's controls now: legal plays, pick-ups, blind cards, setup choices, Ready."""
     chosen = selection or Selection()
     table_id = snapshot.id
     version = snapshot.seats[player.seat].version
     c = controls(player)
-    view = discord.ui.View(timeout=None)
-    row = 0
+    rows: list[list[Payload]] = []
     for start in range(0, len(c.plays), MAX_OPTIONS):
         options = [
-            discord.SelectOption(
-                label=play_label(play.cards, locale),
-                value=str(index),
-                default=index == chosen.play,
-            )
+            option_payload(play_label(play.cards, locale), str(index), default=index == chosen.play)
             for index, play in enumerate(c.plays[start : start + MAX_OPTIONS], start)
         ]
         part = start // MAX_OPTIONS
         placeholder = t("Choose what to play", locale) if part == 0 else t("More plays", locale)
-        view.add_item(PlayMenu(table_id, version, part, placeholder, options, row=row))
-        row += 1
+        custom_id = custom_id_of(table_id, version, "sel", str(part))
+        rows.append([menu_payload(custom_id, placeholder, options)])
     if c.swap_hand and c.swap_face_up:
-        view.add_item(_swap_menu(snapshot, version, c.swap_hand, chosen, locale, True, row))
-        view.add_item(_swap_menu(snapshot, version, c.swap_face_up, chosen, locale, False, row + 1))
-        row += 2
+        rows.append([_swap_menu(snapshot, version, c.swap_hand, chosen, locale, True)])
+        rows.append([_swap_menu(snapshot, version, c.swap_face_up, chosen, locale, False)])
     if c.choose_pool:
         options = [
-            discord.SelectOption(label=card_text(card), value=str(index))
-            for index, card in enumerate(c.choose_pool)
+            option_payload(card_text(card), str(index)) for index, card in enumerate(c.choose_pool)
         ]
         placeholder = tn(
             "Choose your face-up card", "Choose your {count} face-up cards", c.choose_count, locale
         )
-        view.add_item(
-            ChooseMenu(table_id, version, placeholder, options, count=c.choose_count, row=row)
-        )
-        row += 1
+        custom_id = custom_id_of(table_id, version, "choose")
+        rows.append([menu_payload(custom_id, placeholder, options, count=c.choose_count)])
     if c.stacks:
         options = [
-            discord.SelectOption(
-                label=t("Stack {cards}", locale, cards=play_label(stack.cards, locale)),
-                value=str(index),
+            option_payload(
+                t("Stack {cards}", locale, cards=play_label(stack.cards, locale)), str(index)
             )
             for index, stack in enumerate(c.stacks[:MAX_OPTIONS])
         ]
-        placeholder = t("Stack equal cards", locale)
-        view.add_item(StackMenu(table_id, version, placeholder, options, row=row))
-        row += 1
-    buttons: list[MoveButton | HintButton] = []
+        custom_id = custom_id_of(table_id, version, "stack")
+        rows.append([menu_payload(custom_id, t("Stack equal cards", locale), options)])
+    buttons: list[Payload] = []
 
     def move(verb: str, arg: str | None, label: str, style: Style, disabled: bool = False) -> None:
-        buttons.append(
-            MoveButton(table_id, version, verb, arg, label=label, style=style, disabled=disabled)
-        )
+        custom_id = custom_id_of(table_id, version, verb, arg)
+        buttons.append(button_payload(custom_id, label, style, disabled=disabled))
 
     if c.plays:
         # Play and Swap carry the menus' pending choice; greyed out until there is one.
@@ -412,12 +436,10 @@ def private_components(
         move("flip", str(index), label, Style.primary)
     # A hint is offered to the player to act in play, when the host allows it and it fits.
     offers_hint = snapshot.hints and snapshot.phase == "play" and snapshot.turn == player.seat
-    if offers_hint and len(buttons) < (MAX_ROWS - row) * ROW_BUTTONS:
-        buttons.append(HintButton(table_id, version, label=t("Hint", locale)))
-    for number, each in enumerate(buttons):
-        each.item.row = row + number // ROW_BUTTONS
-        view.add_item(each)
-    return view
+    if offers_hint and len(buttons) < (MAX_ROWS - len(rows)) * ROW_BUTTONS:
+        move("hint", None, t("Hint", locale), Style.secondary)
+    rows += [buttons[start : start + ROW_BUTTONS] for start in range(0, len(buttons), ROW_BUTTONS)]
+    return Components(rows)
 
 
 def _swap_menu(
@@ -427,8 +449,7 @@ def _swap_menu(
     chosen: Selection,
     locale: str,
     hand: bool,
-    row: int,
-) -> SwapMenu:
+) -> Payload:
     """One of the two swap menus; each carries the other's choice in its custom_id."""
     if hand:
         verb, mine, other = "swh", chosen.swap_hand, chosen.swap_face_up
@@ -437,7 +458,8 @@ def _swap_menu(
         verb, mine, other = "swf", chosen.swap_face_up, chosen.swap_hand
         placeholder = t("Face-up card to take into your hand", locale)
     options = [
-        discord.SelectOption(label=card_text(card), value=str(index), default=index == mine)
+        option_payload(card_text(card), str(index), default=index == mine)
         for index, card in enumerate(cards[:MAX_OPTIONS])
     ]
-    return SwapMenu(snapshot.id, version, verb, other, placeholder, options, row=row)
+    arg = None if other is None else str(other)
+    return menu_payload(custom_id_of(snapshot.id, version, verb, arg), placeholder, options)

@@ -6,6 +6,7 @@ Nothing is translated at import: every function takes the reader's locale.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 import discord
@@ -27,6 +28,9 @@ from tables.outcome import SeatSnapshot, Snapshot
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
+# Every message of a table names its seats again, and the escaping regexes cost more than
+# the rest of a name's line: the few names in play are kept escaped.
+@lru_cache(maxsize=4096)
 def plain(name: str) -> str:
     """Show a name someone chose as plain text: no markdown, links or mentions."""
     return discord.utils.escape_mentions(discord.utils.escape_markdown(name))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.events import Event
 from engine.rules import RuleSet
@@ -34,7 +34,10 @@ class Snapshot:
     """A table at one moment, for renderers: nothing in it changes afterwards.
 
     `public` is what a spectator sees; `private` holds each seated member's own view (their
-    hand and legal actions), to be shown to that member only.
+    hand and legal actions), to be shown to that member only. `drawn` is where the shell
+    keeps what it draws from this snapshot alike for every viewer (the public part of its
+    messages, per language), so the table message and every private view share it; a copy
+    made with `dataclasses.replace` starts with nothing drawn.
     """
 
     id: str
@@ -53,6 +56,7 @@ class Snapshot:
     language: str = "en"
     pictures: bool = True
     hints: bool = False
+    drawn: dict[object, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def open(self) -> bool:

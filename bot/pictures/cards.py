@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from bot.pictures.fonts import font
 from engine.cards import JOKER, Card, Suit, rank_name
@@ -269,9 +269,46 @@ def lay_card(
 ) -> None:
     """Lay one card (None: face down) with its shadow; `whole` as for `face`."""
     x, y = xy
+    sprite, under = shadowed(card, width, glass, whole)
+    if under is not None:
+        (left, top), colour, mask = under
+        canvas.paste(colour, (x + left, y + top), mask)
+    place(canvas, sprite, xy)
+
+
+# What the shadow shows through where the card is partly transparent: its corner, the
+# shadow's colour there, and how much shows.
+Under = tuple[tuple[int, int], Image.Image, Image.Image]
+
+
+@lru_cache(maxsize=512)
+def shadowed(
+    card: Card | None, width: int, glass: bool = False, whole: bool = True
+) -> tuple[Image.Image, Under | None]:
+    """Pre-draw a card on its shadow as one sprite, pixel for pixel as the two laid in turn.
+
+    Laying the shadow, then the card on it, blends each pixel twice; one sprite does it once
+    where the card hides the shadow or leaves it whole. Only where the card is partly
+    transparent (antialiased corners, glass) is the shadow laid first (`Under`), as before.
+    """
+    body = back(width) if card is None else face(card, width, glass, whole)
     offset = max(1, width // 24)
-    place(canvas, shadow(width), (x + offset, y + offset))
-    place(canvas, back(width) if card is None else face(card, width, glass, whole), xy)
+    size = (width + offset, body.height + offset)
+    card_layer = Image.new("RGBA", size, (0, 0, 0, 0))
+    card_layer.paste(body, (0, 0))
+    shadow_layer = Image.new("RGBA", size, (0, 0, 0, 0))
+    shadow_layer.paste(shadow(width), (offset, offset))
+    card_alpha, shadow_alpha = card_layer.getchannel("A"), shadow_layer.getchannel("A")
+    shows = card_alpha.point(lambda a: 255 if a else 0)
+    sprite = Image.composite(card_layer, shadow_layer, shows)
+    sprite.putalpha(Image.composite(card_alpha, shadow_alpha, shows))
+    partly = card_alpha.point(lambda a: 255 if 0 < a < 255 else 0)
+    through = ImageChops.multiply(shadow_alpha, partly)
+    box = through.getbbox()
+    if box is None:
+        return sprite, None
+    colour = shadow_layer.convert("RGB").crop(box)
+    return sprite, ((box[0], box[1]), colour, through.crop(box))
 
 
 def lay_stack(canvas: Image.Image, cards: Sequence[Card], width: int, xy: tuple[int, int]) -> None:

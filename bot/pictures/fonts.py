@@ -63,8 +63,30 @@ class _Masks:
 _masks = _Masks(MASK_BYTES)
 
 
+# Text widths kept per font size: names, counts and words are measured for every picture
+# (to cut them to their room), and measuring shapes the text anew each time.
+LENGTHS_KEPT = 8192
+
+
 class _Face(ImageFont.FreeTypeFont):
     """The pictures' font, drawing each text bitmap once while it is kept (`_masks`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lengths: dict[tuple[str, str], float] = {}
+
+    def getlength(self, text: str | bytes, mode: str = "", *args: Any, **kwargs: Any) -> float:
+        """Return a text's advance width in pixels, as Pillow measures it: kept, or measured."""
+        if args or kwargs or not isinstance(text, str):
+            return super().getlength(text, mode, *args, **kwargs)
+        key = (text, mode)
+        found = self._lengths.get(key)
+        if found is None:
+            found = super().getlength(text, mode)
+            if len(self._lengths) >= LENGTHS_KEPT:
+                self._lengths.clear()  # a rare reset keeps this cheap and bounded
+            self._lengths[key] = found
+        return found
 
     def getmask2(self, text: str | bytes, mode: str = "", *args: Any, **kwargs: Any) -> Mask:
         """Return the bitmap of a text, as Pillow draws it: kept, or drawn and kept."""

@@ -16,7 +16,7 @@ from bot.i18n import t, tn
 from bot.pictures.fonts import printable
 from bot.words import seat_name
 from engine.cards import Card, rank_name
-from engine.pile import Constraint, PowerTable
+from engine.pile import Constraint, power_table
 from engine.views import SeatView, TableView
 from tables.outcome import Snapshot
 
@@ -186,7 +186,7 @@ def table_scene(snapshot: Snapshot, locale: str) -> TableScene | None:
     if table is None:
         return None
     # Which cards are see-through is the engine's rule (its power table), not ours.
-    glass = PowerTable(table.rules).glass
+    glass = power_table(table.rules).glass
     shown = table.pile[-PILE_SHOWN:]
     rule, blocked = rule_words(table.constraint, locale)
     count = len(table.pile)

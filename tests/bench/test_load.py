@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from bench.harness import REPORT_KEYS, answers, parse_options, peak_rss_mb
+from bench.harness import REPORT_KEYS, answers, parse_options, peak_rss_mb, refusals
 from bench.load import DEFAULTS, main
-from sandbox.world import JSON, Interaction
+from sandbox.world import EPHEMERAL, JSON, Interaction, Message, World
 
 
 def test_a_short_load_run_finishes_every_game_and_reports_json(
@@ -84,6 +84,37 @@ async def test_expired_interactions_are_late_or_unanswered_and_named() -> None:
         "late_callback": 1,
         "no_callback": 1,
         "by_what": {"/shithead create": 1, "play": 1},
+    }
+
+
+async def test_refusals_are_counted_by_reason_whenever_they_came() -> None:
+    # Async: an interaction's answer future needs a running loop.
+    def click(interaction_id: int, custom_id: str = "sh:7:3:play") -> Interaction:
+        data = {"custom_id": custom_id}
+        return Interaction(interaction_id, "t", 3, 2, 3, None, 100.0, data)
+
+    def note(message_id: int, interaction_id: int, text: str, **fields: object) -> Message:
+        made = Message(message_id, 3, 1, text, [], [], EPHEMERAL, "", interaction_id=interaction_id)
+        for name, value in fields.items():
+            setattr(made, name, value)
+        return made
+
+    notes = [
+        note(10, 1, "It isn't your turn: t1p2 is playing."),  # at once
+        note(11, 2, "It isn't your turn: t4p1 is playing."),  # a followup after a deferral
+        note(12, 3, "That was an old view. Use your latest one."),
+        note(13, 4, "Your last click is still being carried out; this one changed nothing."),
+        note(14, 5, "", embeds=[{"title": "your hand"}]),  # an ephemeral view: no refusal
+        note(15, 6, "It isn't your turn.", flags=0),  # seen by everyone: no refusal
+        note(16, 99, "It isn't your turn."),  # a click of another run
+    ]
+    world = World.__new__(World)
+    world.messages = {message.id: message for message in notes}
+    counted = refusals(world, [click(n) for n in range(1, 7)])
+    assert counted == {
+        "It isn't your turn": 2,
+        "That was an old view": 1,
+        "Your last click is still being carried out": 1,
     }
 
 

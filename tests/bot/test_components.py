@@ -115,6 +115,24 @@ async def test_a_lobby_button_parses_into_its_intent(custom_id: str, intent: Any
     assert (await parsed(custom_id)).intent == intent
 
 
+def test_a_verbs_custom_id_pattern_is_written_once_not_at_every_redraw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    written: list[tuple[str, ...]] = []
+    template = custom_ids.template
+
+    def counted(verbs: tuple[str, ...], arg: str | None = None) -> str:
+        written.append(verbs)
+        return template(verbs, arg)
+
+    monkeypatch.setattr(custom_ids, "template", counted)
+    ids = [custom_ids.encode("ab12", version, "pickup", "0") for version in range(5)]
+    assert ids[4] == "sh:ab12:4:pickup:0"
+    assert written.count(("pickup",)) <= 1
+    with pytest.raises(ValueError):
+        custom_ids.encode("ab12", 3, "pickup", "1H")
+
+
 def test_custom_ids_are_encoded_within_discords_limit_and_never_name_a_card() -> None:
     assert custom_ids.encode("ab12", 3, "swap", "1.2") == "sh:ab12:3:swap:1.2"
     with pytest.raises(ValueError):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import discord
 import pytest
 
 from bot.client import ShitheadBot
-from bot.dispatch import light
+from bot.dispatch import ClickedMessage, light
 from sandbox.driver import Driver
 from tests.bot.test_play_e2e import act, bot, driver, latest_dm, open_table, sandbox, table_of
 
@@ -31,6 +32,25 @@ def test_an_interaction_is_read_without_its_message_content() -> None:
     assert data["message"]["embeds"] == embeds
 
 
+def test_a_clicked_message_is_read_for_its_id_channel_and_whom_it_answered() -> None:
+    message: dict[str, Any] = {
+        "id": "99",
+        "channel_id": "7",
+        "embeds": [{"title": "Your cards"}],
+        "interaction_metadata": {"id": "5", "type": 2, "user": {"id": "42", "username": "ana"}},
+    }
+    clicked = ClickedMessage.of(message)
+    assert (clicked.id, clicked.channel_id) == (99, 7)
+    assert clicked.interaction_metadata is not None
+    assert clicked.interaction_metadata.user.id == 42
+    # A message that answered no interaction (a DM, the table message posted anew).
+    never_edited = ClickedMessage.of({"id": "99", "channel_id": "7"})
+    assert never_edited.interaction_metadata is None and never_edited.edited_at is None
+    # An answer is an edit: two views of one message differ by their last edit.
+    edited = ClickedMessage.of({**message, "edited_timestamp": "2026-11-27T04:40:00.123000+00:00"})
+    assert edited.edited_at == datetime(2026, 11, 27, 4, 40, 0, 123000, tzinfo=UTC)
+
+
 async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -47,9 +67,18 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
         read_back.append(1)
         return embed_from_dict(cls, data)  # type: ignore[no-any-return]
 
+    interactions: list[discord.Interaction] = []
+    messages_parsed: list[int] = []
+    message_init = discord.Message.__init__
+
     def counted(interaction: discord.Interaction, data: Any) -> None:
         parsed_embeds.append(len(data.get("message", {}).get("embeds", [])))
+        interactions.append(interaction)
         original(interaction, data)
+
+    def parsed(message: discord.Message, **kwargs: Any) -> None:
+        messages_parsed.append(int(kwargs["data"]["id"]))
+        message_init(message, **kwargs)
 
     for name in ("ana", "ben"):
         await driver.create_user(name)
@@ -60,6 +89,7 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     monkeypatch.setattr(discord.ui.View, "from_message", classmethod(no_view))
     monkeypatch.setattr(discord.Interaction, "_from_data", counted)
     monkeypatch.setattr(discord.Embed, "from_dict", classmethod(read))
+    monkeypatch.setattr(discord.Message, "__init__", parsed)
     table = table_of(bot, table_id)
     names = {0: "ana", 1: "ben"}
     moves = 0
@@ -76,6 +106,10 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     # Each click (a menu and a button for a play) came with a message full of embeds: none
     # of them was parsed.
     assert len(parsed_embeds) >= moves and not any(parsed_embeds)
+    # Nor was any message built: each click carried its message's id and channel only.
+    clicked = [each.message for each in interactions]
+    assert clicked and all(isinstance(each, ClickedMessage) for each in clicked)
+    assert messages_parsed == []
     # The answers and the redraws (DMs and the table message, through tokens) read back
     # no message from what Discord returned.
     await bot.presenter.pacer.idle()

@@ -22,6 +22,7 @@ from bot.pictures.scenes import LOOSE, table_scene
 from engine.actions import Play
 from engine.cards import Card, parse_cards
 from engine.game import Game
+from engine.pile import PowerTable
 from engine.position import build_game
 from engine.rules import RuleSet, make_rules
 from tables.model import Seat, Table
@@ -366,3 +367,60 @@ def test_the_kept_text_bitmaps_stay_within_their_limit() -> None:
         masks.put(("text", index), (Image.new("L", (10, 10)).im, (0, 0)))
     assert masks.size <= 1000
     assert masks.get(("text", 49)) is not None and masks.get(("text", 0)) is None
+
+
+def test_a_text_is_measured_once_and_as_wide_as_pillow_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    measured: list[str | bytes] = []
+    plain = ImageFont.FreeTypeFont.getlength
+
+    def counted(self: ImageFont.FreeTypeFont, text: str | bytes, *args: Any, **kwargs: Any) -> Any:
+        measured.append(text)
+        return plain(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageFont.FreeTypeFont, "getlength", counted)
+    text = "Łukasz Søren-Zoë, measured once"
+    widths = [font(21).getlength(text) for _ in range(3)]
+    assert measured.count(text) == 1
+    pillow = ImageFont.truetype(io.BytesIO(fonts._font_bytes() or b""), 21)
+    assert widths == [plain(pillow, text)] * 3
+    # Cutting a name to its room measures it through the same widths.
+    assert clipped(text, font(21), 60).endswith("…")
+    assert clipped(text, font(21), 60) == clipped(text, font(21), 60)
+
+
+def test_the_table_scene_builds_no_power_table_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    three = classic_three()
+    first = table_scene(three, "en")
+    built: list[RuleSet] = []
+    build = PowerTable.__init__
+
+    def counted(self: PowerTable, rules: RuleSet) -> None:
+        built.append(rules)
+        build(self, rules)
+
+    monkeypatch.setattr(PowerTable, "__init__", counted)
+    assert table_scene(three, "en") == table_scene(three, "en") == first
+    assert built == []  # the rules' shared table, built once for every table of those rules
+
+
+@pytest.mark.parametrize("width", [16, 40, 54, 70, 96])
+def test_a_card_on_its_shadow_is_laid_as_the_shadow_then_the_card_would_be(width: int) -> None:
+    cards: list[tuple[Card | None, bool, bool]] = [
+        (Card(10, "H"), False, True),
+        (Card(2, "S"), True, True),  # glass: the shadow shows through the whole card
+        (Card(14, "C"), False, False),
+        (None, False, True),
+    ]
+    for card, glass, whole in cards:
+        # A background of felt and another card, so every blend of the edges is checked.
+        canvas = Image.new("RGB", (width * 3, width * 3), (20, 90, 58))
+        sprites.place(canvas, sprites.face(Card(13, "D"), width), (width // 3, width // 4))
+        before = canvas.copy()
+        offset = max(1, width // 24)
+        sprites.place(before, sprites.shadow(width), (width // 2 + offset, width // 2 + offset))
+        body = sprites.back(width) if card is None else sprites.face(card, width, glass, whole)
+        sprites.place(before, body, (width // 2, width // 2))
+        sprites.lay_card(canvas, card, width, (width // 2, width // 2), glass, whole)
+        assert canvas.tobytes() == before.tobytes()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from typing import Any
 
+import discord
 import pytest
 
 from bot import rendering
@@ -17,7 +20,7 @@ from bot.rendering import (
     table_components,
     table_embed,
 )
-from bot.words import card_text, constraint_text, note_text, rules_summary
+from bot.words import card_text, constraint_text, note_text, pile_text, rules_summary
 from engine.actions import PickUp
 from engine.cards import Card, sort_key
 from engine.events import Burned, PickedUp, Played
@@ -186,6 +189,68 @@ def test_a_fingerprint_changes_with_the_picture_inputs_and_not_otherwise() -> No
     assert moved.fingerprint() != first.fingerprint()
     assert moved.file_keys != first.file_keys
     assert [f.filename for f in moved.edit_kwargs(first.file_keys)["attachments"]] == ["table.jpg"]
+
+
+def test_a_message_is_fingerprinted_once_however_often_it_is_compared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rendered = render_table(snapshot(big_hand_table()), EN)
+    read: list[discord.Embed] = []
+    to_dict = discord.Embed.to_dict
+
+    def counted(embed: discord.Embed) -> object:
+        read.append(embed)
+        return to_dict(embed)
+
+    monkeypatch.setattr(discord.Embed, "to_dict", counted)
+    assert rendered.fingerprint() == rendered.fingerprint() == rendered.fingerprint()
+    assert len(read) == 1
+
+
+def counted(calls: list[object], function: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a function to note each call's arguments."""
+
+    def wrapper(*args: Any) -> Any:
+        calls.append(args)
+        return function(*args)
+
+    return wrapper
+
+
+def test_the_table_message_and_the_private_views_draw_the_public_part_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = big_hand_table()
+    assert table.game is not None
+    table.log = notes_of(table.game.apply(table.game.legal_actions(0)[0]))
+    shown = snapshot(table)
+    assert shown.log and shown.public is not None
+    piles: list[object] = []
+    notes: list[object] = []
+    monkeypatch.setattr(rendering, "pile_text", counted(piles, pile_text))
+    monkeypatch.setattr(rendering, "note_text", counted(notes, note_text))
+    table_message = render_table(shown, EN)
+    views = [render_private(shown, seat, EN, WHERE) for seat in (0, 1, 0)]
+    assert len(piles) == 1 and len(notes) == len(shown.log)
+    assert all(pile_text(shown.public, EN) in str(v.embeds[0].to_dict()) for v in views)
+    assert note_text(shown.log[-1], shown, EN) in str(table_message.embeds[0].to_dict())
+    # Another language is drawn on its own.
+    render_private(shown, 1, "de", WHERE)
+    assert len(piles) == 2
+
+
+def test_a_name_is_escaped_once_however_many_messages_show_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = big_hand_table()
+    table.seats[1].name = "Ben *the* escaped once"
+    escaped: list[object] = []
+    monkeypatch.setattr(
+        discord.utils, "escape_markdown", counted(escaped, discord.utils.escape_markdown)
+    )
+    for _ in range(3):
+        render_table(snapshot(table), EN)
+    assert escaped.count(("Ben *the* escaped once",)) == 1
 
 
 def test_pictures_can_be_turned_off_and_the_text_stays() -> None:

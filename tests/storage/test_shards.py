@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -244,3 +245,20 @@ async def test_a_process_is_shown_the_message_refs_of_its_shards_tables_only(
         assert [ref.table_id for ref in await storage.message_refs()] == ["t0", "t0"]
     finally:
         await storage.close()
+
+
+async def test_a_process_whose_held_connection_was_ended_still_closes(postgres: Cluster) -> None:
+    url = await postgres.new_database()
+    for _ in range(5):
+        first, second = await Storage.open(url), await Storage.open(url)
+        try:
+            await first.database.claim((0, 1), 2)
+            async with second.database.transaction() as db:
+                await db.fetch(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
+                    "AND objsubid = 2 AND granted AND pid <> pg_backend_pid()"
+                )
+            # Closed at once, before the client has read that the server ended it.
+            await asyncio.wait_for(first.close(), 10)
+        finally:
+            await second.close()

@@ -1,0 +1,273 @@
+"""Interaction writes (callbacks and token edits) sent straight on the bot's aiohttp session.
+
+discord.py sends them through its webhook adapter: a `Route` (its URL quoted piece by
+piece), a deferred lock per token, a multipart form even without files, the answer parsed
+as JSON. A click's answer and the redraws through tokens are most of the bot's writes, so
+these send the same requests leanly and read back nothing, with discord.py's handling:
+429s wait as Discord says (globally or for the bucket), a bucket that says it is used up
+(`X-RateLimit-Remaining: 0`) waits its `Reset-After` before the next call, 5xx answers and
+dropped connections are retried with backoff, and refusals raise discord.py's errors with
+Discord's JSON code (`HTTPException.code`: 40060, 10062, 10008, ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+import discord
+import orjson
+import yarl
+
+log = logging.getLogger(__name__)
+
+# Discord's interaction callback type that edits the message a component is on.
+UPDATE_MESSAGE = 7
+# Tries of one call, as discord.py: 5xx answers and dropped connections are tried again.
+ATTEMPTS = 5
+# Connection resets (BSD's and Windows' errno) that discord.py tries again.
+_RESET = (54, 10054)
+# Past this many waits kept, those already over are dropped (tokens end after 15 minutes).
+_PRUNE_AT = 1024
+_UNSET: Any = object()
+# Discord's interaction tokens are URL-safe as they come; anything else is quoted.
+_URL_SAFE = re.compile(r"[A-Za-z0-9._~-]+")
+
+
+def message_body(
+    *,
+    content: str | None = _UNSET,
+    embeds: Sequence[discord.Embed] = _UNSET,
+    view: discord.ui.View | None = _UNSET,
+    attachments: Sequence[discord.File] = _UNSET,
+) -> tuple[dict[str, Any], list[discord.File]]:
+    """Say a message's new parts as Discord's JSON, and the files to upload with it.
+
+    Only the parts given change; `view=None` removes the components and `attachments`
+    replaces the message's files with the ones given (none: no files).
+    """
+    payload: dict[str, Any] = {"tts": False}
+    files: list[discord.File] = []
+    if content is not _UNSET:
+        payload["content"] = content
+    if embeds is not _UNSET:
+        payload["embeds"] = [embed.to_dict() for embed in embeds]
+    if view is not _UNSET:
+        payload["components"] = [] if view is None else view.to_components()
+    if attachments is not _UNSET:
+        files = list(attachments)
+        payload["attachments"] = [file.to_dict(index) for index, file in enumerate(files)]
+    return payload, files
+
+
+class Rest:
+    """Send interaction writes, waiting out Discord's rate limits; one per process."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.clock = clock
+        self.sleep = sleep
+        # Discord's bucket of each route, as its answers named it (`X-RateLimit-Bucket`).
+        self._buckets: dict[str, str] = {}
+        # When each (bucket, token) may be called again, after it was used up or refused.
+        self._open_at: dict[tuple[str, str], float] = {}
+        self._global_open_at = 0.0
+        # Writes through one token go one at a time, in order (a later edit wins).
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    async def callback(
+        self,
+        session: aiohttp.ClientSession,
+        interaction_id: int,
+        token: str,
+        kind: int,
+        data: dict[str, Any] | None = None,
+        files: Sequence[discord.File] = (),
+    ) -> None:
+        """Answer an interaction (POST its callback) with a response of `kind`."""
+        body: dict[str, Any] = {"type": kind}
+        if data is not None:
+            body["data"] = data
+        path = f"/interactions/{interaction_id}/{_in_path(token)}/callback"
+        await self.request(
+            session, "POST", path, "POST /interactions/{id}/{token}/callback", token, body, files
+        )
+
+    async def edit_original(
+        self,
+        session: aiohttp.ClientSession,
+        application_id: int,
+        token: str,
+        data: dict[str, Any],
+        files: Sequence[discord.File] = (),
+    ) -> None:
+        """Edit a token's first answer (`@original`: the message a click's token stands for)."""
+        path = f"/webhooks/{application_id}/{_in_path(token)}/messages/@original"
+        if data.get("components"):
+            # As discord.py: a webhook's components are kept only when this is asked.
+            path += "?with_components=true"
+        await self.request(
+            session,
+            "PATCH",
+            path,
+            "PATCH /webhooks/{id}/{token}/messages/@original",
+            token,
+            data,
+            files,
+        )
+
+    async def request(
+        self,
+        session: aiohttp.ClientSession,
+        method: str,
+        path: str,
+        route: str,
+        token: str,
+        body: dict[str, Any],
+        files: Sequence[discord.File] = (),
+    ) -> None:
+        """Send one call, as often as Discord's answers allow; raise its refusal."""
+        url = yarl.URL(discord.http.Route.BASE + path, encoded=True)
+        # Bytes go up as they are; a str would be encoded again by aiohttp at each call.
+        encoded = orjson.dumps(body)
+        lock = self._locks.get(token)
+        if lock is None:
+            lock = self._locks[token] = asyncio.Lock()
+        try:
+            async with lock:
+                await self._send(session, method, url, route, token, encoded, files)
+        finally:
+            for file in files:
+                file.close()
+
+    async def _send(
+        self,
+        session: aiohttp.ClientSession,
+        method: str,
+        url: yarl.URL,
+        route: str,
+        token: str,
+        encoded: bytes,
+        files: Sequence[discord.File],
+    ) -> None:
+        """Try a call up to `ATTEMPTS` times (the token's lock is held)."""
+        headers = {} if files else {"Content-Type": "application/json"}
+        for attempt in range(ATTEMPTS):
+            key = (self._buckets.get(route, route), token)
+            await self._wait(key)
+            data: Any
+            if files:
+                data = aiohttp.FormData(quote_fields=False)
+                data.add_field("payload_json", encoded.decode())
+                for index, file in enumerate(files):
+                    file.reset(seek=attempt)
+                    data.add_field(
+                        f"files[{index}]",
+                        file.fp,
+                        filename=file.filename,
+                        content_type="application/octet-stream",
+                    )
+            else:
+                data = encoded
+            try:
+                async with session.request(method, url, data=data, headers=headers) as response:
+                    raw = await response.read()
+                    status = response.status
+                    if 200 <= status < 300:
+                        self._learn(route, token, response.headers)
+                        return
+                    answer = _decode(raw, response.content_type)
+                    if status == 429:
+                        if not response.headers.get("Via"):
+                            # Not Discord's API but Cloudflare's ban: waiting won't help.
+                            raise discord.HTTPException(response, answer)
+                        self._limited(route, token, response.headers, answer)
+                        continue
+                    self._learn(route, token, response.headers)
+                    if status >= 500:
+                        if attempt == ATTEMPTS - 1:
+                            raise discord.DiscordServerError(response, answer)
+                        log.warning("%s answered %d; trying again", route, status)
+                        await self.sleep(1 + attempt * 2)
+                        continue
+                    if status == 403:
+                        raise discord.Forbidden(response, answer)
+                    if status == 404:
+                        raise discord.NotFound(response, answer)
+                    raise discord.HTTPException(response, answer)
+            except OSError as error:
+                if attempt < ATTEMPTS - 1 and error.errno in _RESET:
+                    await self.sleep(1 + attempt * 2)
+                    continue
+                raise
+        raise discord.HTTPException(response, answer)
+
+    async def _wait(self, key: tuple[str, str]) -> None:
+        """Wait until neither the global limit nor the call's bucket holds calls back."""
+        open_at = max(self._global_open_at, self._open_at.get(key, 0.0))
+        delay = open_at - self.clock()
+        if delay > 0:
+            await self.sleep(delay)
+
+    def _learn(self, route: str, token: str, headers: Any) -> None:
+        """Note the route's bucket and, if the answer says it is used up, when it opens."""
+        bucket = headers.get("X-RateLimit-Bucket")
+        if bucket is None:
+            return
+        self._buckets[route] = bucket
+        key = (bucket, token)
+        if headers.get("X-RateLimit-Remaining") == "0":
+            reset_after = float(headers.get("X-RateLimit-Reset-After", 0.0))
+            self._hold(key, self.clock() + reset_after)
+        else:
+            self._open_at.pop(key, None)
+
+    def _limited(self, route: str, token: str, headers: Any, answer: Any) -> None:
+        """Hold calls back as a 429 says: all of them if it is global, else its bucket's."""
+        retry_after = float(answer.get("retry_after", 1.0)) if isinstance(answer, dict) else 1.0
+        log.warning("%s is rate limited; trying again in %.2f s", route, retry_after)
+        open_at = self.clock() + retry_after
+        if (isinstance(answer, dict) and answer.get("global")) or headers.get("X-RateLimit-Global"):
+            self._global_open_at = max(self._global_open_at, open_at)
+            return
+        bucket = headers.get("X-RateLimit-Bucket")
+        if bucket is not None:
+            self._buckets[route] = bucket
+        self._hold((self._buckets.get(route, route), token), open_at)
+
+    def _hold(self, key: tuple[str, str], open_at: float) -> None:
+        """Keep a bucket closed until `open_at`, dropping waits already over when many."""
+        if len(self._open_at) >= _PRUNE_AT:
+            now = self.clock()
+            self._open_at = {k: at for k, at in self._open_at.items() if at > now}
+        self._open_at[key] = open_at
+
+
+def _in_path(token: str) -> str:
+    """Put a token in a URL's path, quoted unless it is URL-safe already."""
+    return token if _URL_SAFE.fullmatch(token) else quote(token, safe="")
+
+
+def _decode(raw: bytes, content_type: str) -> Any:
+    """Read an error answer as discord.py does: JSON when typed so, else text."""
+    if content_type == "application/json":
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return raw.decode("utf-8", errors="replace")
+
+
+# The process's writer: rate limits are Discord's per bot, whichever session sends.
+rest = Rest()
