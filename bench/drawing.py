@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bench.storage import MEMBERS, NEVER, first_offer
+from bench.storage import moves
 from bot.pictures.draw import draw_hand, draw_table, encode
 from bot.pictures.scenes import fingerprint, hand_scene, table_scene
 from bot.presenter import private_key
@@ -42,9 +42,6 @@ from bot.rendering import (
     table_components,
     table_embed,
 )
-from engine.rules import make_rules
-from tables.intents import Join, Start
-from tables.model import TableConfig
 from tables.outcome import Snapshot
 from tables.service import TableService
 
@@ -65,23 +62,7 @@ PARTS = (
 
 async def play(service: TableService, preset: str, channel: int) -> list[Snapshot]:
     """Play one game to its end; return the table's snapshot after every move."""
-    config = TableConfig(make_rules(preset), preset, NEVER, 3, NEVER)
-    host, *others = MEMBERS
-    created = await service.create(1, channel, host, config)
-    table = service.find(created.snapshot.id)
-    assert table is not None
-    for member in others:
-        await service.submit(table.id, member, Join())
-    await service.submit(table.id, host, Start())
-    snapshots: list[Snapshot] = []
-    while table.phase != "over":
-        game = table.game
-        assert game is not None and len(snapshots) < MOST_MOVES, "the game did not end"
-        seat = next(iter(game.to_act()))
-        intent = first_offer(table, seat)
-        outcome = await service.submit(table.id, MEMBERS[seat], intent, table.seats[seat].version)
-        snapshots.append(outcome.snapshot)
-    return snapshots
+    return [outcome.snapshot async for _, outcome in moves(service, preset, channel)]
 
 
 async def record(games: int, seed: int, preset: str) -> list[list[Snapshot]]:

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ from tables.intents import (
     TurnStock,
 )
 from tables.model import Table, TableConfig
+from tables.outcome import Outcome
 from tables.ports import state_text
 from tables.service import TableService
 from tables.timers import Timing
@@ -106,8 +108,10 @@ def first_offer(table: Table, seat: int) -> GameIntent:
     return PickUpPile(0)
 
 
-async def play(service: TableService, preset: str, channel: int) -> tuple[list[float], Table]:
-    """Play one game to its end; return each move's CPU seconds in `submit`, and the table."""
+async def moves(
+    service: TableService, preset: str, channel: int
+) -> AsyncIterator[tuple[float, Outcome]]:
+    """Play one game to its end; give each move's CPU seconds in `submit` and its outcome."""
     config = TableConfig(make_rules(preset), preset, NEVER, 3, NEVER)
     host, *others = MEMBERS
     created = await service.create(1, channel, host, config)
@@ -116,16 +120,29 @@ async def play(service: TableService, preset: str, channel: int) -> tuple[list[f
     for member in others:
         await service.submit(table.id, member, Join())
     await service.submit(table.id, host, Start())
-    moves: list[float] = []
+    played = 0
     while table.phase != "over":
         game = table.game
-        assert game is not None and len(moves) < MOST_MOVES, "the game did not end"
+        assert game is not None and played < MOST_MOVES, "the game did not end"
         seat = next(iter(game.to_act()))
         intent = first_offer(table, seat)
         began = time.process_time()
-        await service.submit(table.id, MEMBERS[seat], intent, table.seats[seat].version)
-        moves.append(time.process_time() - began)
-    return moves, table
+        outcome = await service.submit(table.id, MEMBERS[seat], intent, table.seats[seat].version)
+        played += 1
+        yield time.process_time() - began, outcome
+
+
+async def play(service: TableService, preset: str, channel: int) -> tuple[list[float], Table]:
+    """Play one game to its end; return each move's CPU seconds in `submit`, and the table."""
+    played: list[float] = []
+    table_id = None
+    async for seconds, outcome in moves(service, preset, channel):
+        played.append(seconds)
+        table_id = outcome.snapshot.id
+    assert table_id is not None
+    table = service.find(table_id)
+    assert table is not None
+    return played, table
 
 
 async def measure(games: int, seed: int, preset: str, synchronous: str = "FULL") -> dict[str, Any]:
