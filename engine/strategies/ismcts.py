@@ -74,7 +74,7 @@ class IsmctsStrategy(SearchStrategy):
         exploration: float = EXPLORATION,
         model_opponents: bool = True,
     ) -> None:
-        """Set the budget: `iterations` iterations, `max_steps` moves (None: no move limit)."""
+        """Set the budget (`iterations`, `max_steps` moves or None) and how opponents are played."""
         super().__init__(seed)
         self.model_opponents = model_opponents
         self.iterations = iterations
