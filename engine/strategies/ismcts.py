@@ -6,6 +6,12 @@ player's view (a determinization), descends the tree choosing by UCB among the a
 in that deal (a child's exploration term counts the iterations it was available, not its
 parent's visits), adds one node, plays on with the basic player and backs the result up, each
 node scored for the player who made its move.
+
+With `model_opponents` (the default) the opponents are modelled as the basic player: their
+moves in the descent are the basic player's, not tree nodes, so the tree holds only the
+player's own moves and every iteration deepens it. The table's computer opponents are basic
+players, and the basic player is a fair model of people; without it the opponents' replies
+are searched in the tree too, each for its own seat.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import random
 from engine.actions import Action, Flip
 from engine.game import Game
 from engine.resample import Resampler
-from engine.strategies.basic import situation_of_game
+from engine.strategies.basic import choose_play, situation_of_game
 from engine.strategies.pimc import SearchStrategy, candidates, judge, play_on
 from engine.views import PlayerView
 
@@ -66,9 +72,11 @@ class IsmctsStrategy(SearchStrategy):
         max_candidates: int = MAX_CANDIDATES,
         depth: int = ROLLOUT_DEPTH,
         exploration: float = EXPLORATION,
+        model_opponents: bool = True,
     ) -> None:
-        """Set the budget: `iterations` iterations, `max_steps` moves (None: no move limit)."""
+        """Set the budget (`iterations`, `max_steps` moves or None) and how opponents are played."""
         super().__init__(seed)
+        self.model_opponents = model_opponents
         self.iterations = iterations
         self.max_steps = max_steps
         self.max_candidates = max_candidates
@@ -104,13 +112,19 @@ class IsmctsStrategy(SearchStrategy):
         path = [root]
         node = root
         while not game.over:
+            if self.model_opponents and game.out[root.mover]:
+                break  # the player is out: nothing of theirs is left to choose
             turn = game.turn
             assert turn is not None
             legal = game.legal_actions(turn)
             if all(isinstance(action, Flip) for action in legal):
                 game.apply(rng.choice(legal))  # a blind card is chance, not a choice
                 continue
-            options = candidates(situation_of_game(game, turn, legal), self.max_candidates)
+            situation = situation_of_game(game, turn, legal)
+            if self.model_opponents and turn != root.mover:
+                game.apply(choose_play(situation, rng))  # the opponent plays as modelled
+                continue
+            options = candidates(situation, self.max_candidates)
             if len(options) == 1:
                 game.apply(options[0])
                 continue

@@ -305,9 +305,10 @@ def _walk(node: Node) -> list[Node]:
     return nodes
 
 
-def test_ismcts_grows_one_tree_with_availability_counts() -> None:
+@pytest.mark.parametrize("model_opponents", [True, False])
+def test_ismcts_grows_one_tree_with_availability_counts(model_opponents: bool) -> None:
     view = _searched_view()
-    expert = IsmctsStrategy(6, iterations=150, max_steps=None)
+    expert = IsmctsStrategy(6, iterations=150, max_steps=None, model_opponents=model_opponents)
     root = expert.search(Resampler(view), random.Random(1))
     # Every iteration passes through exactly one of the root's moves, all legal here.
     assert root.visits == 150 == sum(child.visits for child in root.children.values())
@@ -319,20 +320,56 @@ def test_ismcts_grows_one_tree_with_availability_counts() -> None:
             # A move is counted available each time its parent was reached and it was legal.
             assert 1 <= child.visits <= child.available <= max(node.visits, 1)
             assert 0.0 <= child.reward <= child.visits
-    # A node scores the move for the player who made it: the root's moves are the viewer's,
-    # and the opponents' replies are in the tree too, under their own seats.
+    # A node scores the move for the player who made it: the root's moves are the viewer's.
     assert {child.mover for child in root.children.values()} == {view.seat}
-    assert {node.mover for node in nodes} - {view.seat}
+    movers = {node.mover for node in nodes}
+    if model_opponents:
+        # The opponents play as the basic player: only the viewer's own moves are nodes.
+        assert movers == {view.seat}
+    else:
+        # The opponents' replies are searched in the tree too, under their own seats.
+        assert movers - {view.seat}
 
 
-def test_ismcts_is_reproducible_and_its_budgets_bound_it() -> None:
+def test_the_expert_models_its_opponents_by_default() -> None:
+    assert IsmctsStrategy(1).model_opponents
+    expert = get_strategy("expert", 1)
+    assert isinstance(expert, IsmctsStrategy) and expert.model_opponents
+
+
+@pytest.mark.parametrize("model_opponents", [True, False])
+def test_ismcts_is_reproducible_and_its_budgets_bound_it(model_opponents: bool) -> None:
     view = _searched_view()
-    first = [IsmctsStrategy(6, iterations=40).choose(view) for _ in range(2)]
+    first = [
+        IsmctsStrategy(6, iterations=40, model_opponents=model_opponents).choose(view)
+        for _ in range(2)
+    ]
     assert first[0] == first[1]
     rng = random.Random(3)
-    capped = IsmctsStrategy(6, iterations=1000, max_steps=300).search(Resampler(view), rng)
+    capped = IsmctsStrategy(
+        6, iterations=1000, max_steps=300, model_opponents=model_opponents
+    ).search(Resampler(view), rng)
     # The move budget stops it after the iteration that reaches 300 moves, long before 1000.
     assert 1 < capped.visits < 300
+
+
+def test_a_modelled_opponent_changes_the_experts_move() -> None:
+    # No stock: seat 0 holds 16 cards, all seen going into its hand (a 2, an ace, a king among
+    # them), seat 1 is down to its table cards (10 and K face up); seat 2 holds 3 4 4 7 K on an
+    # 8 and may play the king or pick up. Searched against the basic player's replies the
+    # expert plays its king; searching the opponents' replies as their best moves, it picks up.
+    game = Game.deal(make_rules("classic"), 3, seed=3)
+    basic = get_strategy("basic", 3)
+    while game.moves < 54:
+        game.apply(basic.choose(player_view(game, game.to_act()[0])))
+    view = player_view(game, 2)
+    assert set(view.legal) == {Play(2, (Card(13, "H"),)), PickUp(2)}
+    assert view.table.seats[1].hand_count == 0 and view.table.stock_count == 0
+    assert len(view.table.seats[0].known) == view.table.seats[0].hand_count == 16
+    king = Play(2, (Card(13, "H"),))
+    assert {IsmctsStrategy(seed).choose(view) for seed in (1, 2, 3)} == {king}
+    unmodelled = {IsmctsStrategy(seed, model_opponents=False).choose(view) for seed in (1, 2, 3)}
+    assert unmodelled == {PickUp(2)}
 
 
 def test_ismcts_plays_the_move_it_visited_most() -> None:

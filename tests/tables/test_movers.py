@@ -41,7 +41,7 @@ def _view() -> PlayerView:
     """A play-phase view where the expert and the basic player choose differently."""
     game = Game.deal(make_rules("classic"), 3, seed=8)
     basic = get_strategy("basic", 1)
-    while game.phase != "play" or game.moves < 15:
+    while game.phase != "play" or game.moves < 20:
         game.apply(basic.choose(player_view(game, game.to_act()[0])))
     return player_view(game, game.to_act()[0])
 
