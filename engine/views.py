@@ -96,11 +96,15 @@ def table_view(game: Game) -> TableView:
     )
 
 
-def player_view(game: Game, seat: int) -> PlayerView:
-    """Build what `seat` may see: never a face-down card, not even their own."""
+def player_view(game: Game, seat: int, table: TableView | None = None) -> PlayerView:
+    """Build what `seat` may see: never a face-down card, not even their own.
+
+    `table` is the game's `table_view` when the caller built it already (it is the same for
+    every seat, so a snapshot of several seats builds it once).
+    """
     return PlayerView(
         seat=seat,
-        table=table_view(game),
+        table=table_view(game) if table is None else table,
         hand=tuple(sorted(game.hands[seat], key=sort_key)),
         legal=tuple(game.legal_actions(seat)),
         chosen=game.chosen[seat],

@@ -88,11 +88,13 @@ class Snapshot:
 def snapshot(table: Table) -> Snapshot:
     """Freeze a table for rendering: the public view and each seated member's own view."""
     game = table.game
+    public = table_view(game) if game is not None else None
     private: dict[int, PlayerView] = {}
     if game is not None:
         for index, seat in enumerate(table.seats):
             if seat.computer is None and not seat.removed:
-                private[index] = player_view(game, index)
+                # Every seat's view holds the same public part: built once, shared.
+                private[index] = player_view(game, index, public)
     return Snapshot(
         id=table.id,
         guild_id=table.guild_id,
@@ -107,7 +109,7 @@ def snapshot(table: Table) -> Snapshot:
             for i, s in enumerate(table.seats)
         ),
         log=tuple(table.log),
-        public=table_view(game) if game is not None else None,
+        public=public,
         private=private,
         ended_reason=table.ended_reason,
         language=table.language,

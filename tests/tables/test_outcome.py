@@ -6,6 +6,7 @@ import dataclasses
 
 from engine.game import Game
 from engine.rules import make_rules
+from engine.views import player_view
 from tables.model import Seat, Table
 from tables.outcome import snapshot
 
@@ -22,3 +23,16 @@ def test_what_is_drawn_from_a_snapshot_stays_with_it_and_not_with_its_copies() -
     assert copy.drawn == {}
     # What is drawn is no part of what the snapshot says.
     assert shown == dataclasses.replace(shown) and "drawn" not in repr(shown)
+
+
+def test_every_seat_of_a_snapshot_shares_its_one_public_view() -> None:
+    rules = make_rules("classic")
+    seats = [Seat(3, "Ana"), Seat(4, "Ben"), Seat(5, "Cy")]
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
+    table.game = Game.deal(rules, 3, seed=1)
+    shown = snapshot(table)
+    assert shown.public is not None and sorted(shown.private) == [0, 1, 2]
+    for seat, view in shown.private.items():
+        # Built once for the snapshot, not once per seat; and what each seat sees alone.
+        assert view.table is shown.public
+        assert view == player_view(table.game, seat)
