@@ -41,7 +41,7 @@ from tables.intents import (
 from tables.model import Seat, Table, TableConfig
 from tables.movers import MovePool
 from tables.notes import Note, notes_of
-from tables.outcome import Outcome, snapshot
+from tables.outcome import Outcome, Snapshot, snapshot
 from tables.ports import OutcomeSink, StoredState, TableStore, state_text, table_from_text
 from tables.timers import Plan, Timing, plan
 
@@ -90,6 +90,9 @@ class TableService:
         # Each running table's state as last stored: a change that cannot be stored is undone.
         # Kept as the stored JSON text, a fraction of the memory of its parsed form.
         self._stored: dict[str, str] = {}
+        # Each running table's last published snapshot: a look (a menu choice changes
+        # nothing) shows it again while the table's version is the one it was made at.
+        self._shown: dict[str, Snapshot] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
 
@@ -153,7 +156,7 @@ class TableService:
                 return self._publish(table, events, actor=table.seat_of(member.user_id))
             seat = self._player_seat(table, member.user_id, version)
             if isinstance(intent, Look):
-                return Outcome(snapshot(table), actor=seat)
+                return Outcome(self._snapshot(table), actor=seat)
             async with self._undo_on_failure(table):
                 events = await self._act(table, seat, intent)
             return self._publish(table, events, actor=seat)
@@ -448,10 +451,24 @@ class TableService:
         actor: int | None = None,
     ) -> Outcome:
         """Tell the sink what happened and return the same outcome."""
-        outcome = Outcome(snapshot(table), tuple(events), tuple(notices), actor)
+        outcome = Outcome(self._snapshot(table), tuple(events), tuple(notices), actor)
         if self.sink is not None:
             self.sink.published(outcome)
         return outcome
+
+    def _snapshot(self, table: Table) -> Snapshot:
+        """Freeze a running table, or give its last snapshot back if it has not changed since.
+
+        Every change counts in the table's version (`_bump`), and an undone change drops
+        the snapshot, so one made at the same version shows the table as it is.
+        """
+        shown = self._shown.get(table.id)
+        if shown is not None and shown.version == table.version:
+            return shown
+        shown = snapshot(table)
+        if table.id in self.tables:
+            self._shown[table.id] = shown
+        return shown
 
     # ------------------------------------------------------------------ endings
 
@@ -484,6 +501,7 @@ class TableService:
         """Drop a table that ended from the running ones; keep it a while for rematches."""
         self.tables.pop(table.id, None)
         self._stored.pop(table.id, None)
+        self._shown.pop(table.id, None)
         self.ended[table.id] = table
         self._cancel_timer(table.id)
         while len(self.ended) > ENDED_KEPT:
@@ -517,6 +535,7 @@ class TableService:
 
     def _undo(self, table: Table) -> None:
         """Make the table in memory what the store holds (nothing, for one never stored)."""
+        self._shown.pop(table.id, None)
         stored = self._stored.get(table.id)
         if stored is None:
             self.tables.pop(table.id, None)

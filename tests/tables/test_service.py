@@ -32,6 +32,7 @@ from tables.intents import (
     SwapCards,
 )
 from tables.model import Table, TableConfig
+from tables.outcome import Snapshot
 from tables.service import TableService
 from tests.tables.conftest import TIMING, FakeClock, MemoryStore, Recorder
 
@@ -547,3 +548,44 @@ def test_pick_up_is_offered_once_per_rank_of_the_card_put_on_the_pile() -> None:
     assert len(offered) == 5  # the engine offers every card
     ranks = [p.add.rank for p in controls.controls(view).pickups if p.add is not None]
     assert sorted(ranks) == [5, 9]
+
+
+async def test_a_look_shows_the_table_as_it_is_now(
+    service: TableService, clock: FakeClock, store: MemoryStore
+) -> None:
+    outcome = await service.create(10, 20, ANA, config(turn=30, idle=9, remind=15))
+    table = service.find(outcome.snapshot.id)
+    assert table is not None
+    await service.submit(table.id, BEN, Join())
+    await service.submit(table.id, ANA, Start())
+    await all_ready(service, table, ANA, BEN)
+
+    def player() -> tuple[Member, int]:
+        """The member whose turn it is, and their seat's version."""
+        assert table is not None and table.game is not None and table.game.turn is not None
+        return (ANA, BEN)[table.game.turn], table.seats[table.game.turn].version
+
+    async def look() -> Snapshot:
+        assert table is not None
+        member, version = player()
+        shown = (await service.submit(table.id, member, Look(), version)).snapshot
+        assert shown.version == table.version
+        return shown
+
+    # Unchanged between two looks: the same snapshot, drawn once for both.
+    first = await look()
+    assert await look() is first
+    # A timer's move (the turn ran out) changes what a look shows.
+    await clock.advance(30)
+    after = await look()
+    assert after.version > first.version
+    assert after.private == {seat: table.view(seat) for seat in (0, 1)}
+    # A move that could not be stored is undone: a look shows the table as stored.
+    member, version = player()
+    assert table.game is not None and table.game.turn is not None
+    offered = controls.controls(table.view(table.game.turn))
+    move = PlayCards(0) if offered.plays else PickUpPile()
+    store.failing = True
+    await refused("not_saved", service.submit(table.id, member, move, version))
+    store.failing = False
+    assert (await look()).private == after.private
