@@ -197,7 +197,8 @@ class TableService:
         """Resolve a player's intent against their view and let the engine carry it out."""
         game = table.game
         assert game is not None
-        view = table.view(seat)
+        # The member's view as last published (the one they clicked on), while it is current.
+        view = self._snapshot(table).private.get(seat) or table.view(seat)
         action = controls.resolve(view, intent)
         if action is None:
             raise TableError("move_gone")
@@ -608,7 +609,7 @@ class TableService:
             table.reminded = True
             self._schedule(table)
             await self._persist(table)
-            return Outcome(snapshot(table), notices=(Note("remind", {"seat": seat}),))
+            return Outcome(self._snapshot(table), notices=(Note("remind", {"seat": seat}),))
         if planned.kind == "auto" and seat is not None and move is not None:
             events = await self._apply_auto(table, seat, move)
         elif planned.kind == "setup_over":
@@ -617,7 +618,7 @@ class TableService:
             events = await self._timeout(table, seat)
         else:
             return None
-        return Outcome(snapshot(table), tuple(events))
+        return Outcome(self._snapshot(table), tuple(events))
 
     async def _apply_auto(self, table: Table, seat: int, move: Action) -> list[Event]:
         """Make a move the bot chose for a seat (checked legal against the same view)."""

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from engine.actions import Flip, PickUp, Play, Ready, Swap
+from engine.events import PickedUp, Played
 from engine.game import Game
 from engine.rules import make_rules
 from engine.strategies import Strategy, get_strategy
@@ -589,3 +590,12 @@ async def test_a_look_shows_the_table_as_it_is_now(
     await refused("not_saved", service.submit(table.id, member, move, version))
     store.failing = False
     assert (await look()).private == after.private
+    # The move then resolves against the view as it is now (not one from before the timer).
+    wanted = controls.resolve(table.view(table.game.turn), move)
+    assert wanted is not None
+    moves = table.game.moves
+    events = (await service.submit(table.id, member, move, version)).events
+    assert table.game.moves == moves + 1
+    done = next(e for e in events if isinstance(e, Played | PickedUp))
+    assert isinstance(wanted, Play | PickUp) and done.player == wanted.player
+    assert not isinstance(done, Played) or (isinstance(wanted, Play) and done.cards == wanted.cards)
