@@ -61,8 +61,9 @@ PROGRESS_SECONDS = 30.0
 LAG_TICK = 0.1
 # A game without a Rematch button is over once it has seemed over this long.
 OVER_SETTLE = 3.0
-# A member whose click was its table's last, followed by no other click there and no change
-# of the table message for this long, tries its last view again.
+# A member whose view still shows what it clicked this long after the click, or whose click
+# was its table's last, followed by no other click there and no change of the table message
+# for this long, tries its last view again.
 STUCK_SECONDS = 20.0
 # How long a deferred answer ("thinking") may take to be filled in.
 DEFERRED_WAIT = 60.0
@@ -362,8 +363,8 @@ class Stats:
     moves: Counter[str] = field(default_factory=Counter)
     refused: int = 0
     stale: int = 0
-    # Times a member, its click having been its table's last, with nothing at the table
-    # (no click, no change of the table message) for STUCK_SECONDS since, tried again.
+    # Times a member, nothing having come of its click for STUCK_SECONDS (its view unchanged,
+    # or its table still: no click, no change of the table message), tried again.
     stuck: int = 0
     not_answered: list[JSON] = field(default_factory=list)
     opened: dict[str, list[str]] = field(default_factory=dict)  # table id -> its members
@@ -564,6 +565,7 @@ class Bench:
         rng = random.Random(f"{self.seed}:{index}:{name}")
         acted: set[tuple[str, tuple[str, ...]]] = set()
         seen: set[tuple[str, tuple[str, ...]]] = set()
+        clicked = 0.0  # when this member last clicked
         while not done.is_set() and not self.stopped:
             view = self.board.latest_dm(user_id)
             if view is not None and actionable(view, table_id) and view_key(view) not in seen:
@@ -572,10 +574,12 @@ class Bench:
                 if moved is not None:
                     self.stats.handoff_ms.append((time.perf_counter() - moved) * 1000)
             if view is None or not actionable(view, table_id) or view_key(view) in acted:
-                if acted and self.stuck(table_id, name):
+                unchanged = view is not None and view_key(view) in acted
+                if acted and self.stuck(table_id, name, clicked if unchanged else None):
                     acted.clear()  # nothing came of the last click: look again
                     self.stats.stuck += 1
-                    self.last_click[table_id] = (name, time.monotonic())
+                    clicked = time.monotonic()
+                    self.last_click[table_id] = (name, clicked)
                 await self.board.wait(("dm", user_id))
                 continue
             await self.pause(rng.uniform(*self.think))
@@ -583,21 +587,27 @@ class Bench:
             if view is None or not actionable(view, table_id):
                 continue
             acted.add(view_key(view))
-            self.last_click[table_id] = (name, time.monotonic())
+            clicked = time.monotonic()
+            self.last_click[table_id] = (name, clicked)
             try:
                 await self.move(rng, table_id, name, view)
             except ControlError:
                 self.stats.stale += 1  # the view changed under the click
 
-    def stuck(self, table_id: str, name: str) -> bool:
-        """Tell whether nothing came of the member's click: its table has been still since.
+    def stuck(self, table_id: str, name: str, unchanged_since: float | None) -> bool:
+        """Tell whether nothing came of the member's click, for STUCK_SECONDS.
 
-        A member waiting while the others play (its turn not come, or out of the game) is
-        not stuck: their clicks, or the table message's changes, say the table moves on.
+        Nothing came of it when its view still shows what it clicked (`unchanged_since`: the
+        click), or when its click was its table's last and the table has been still since. A
+        member waiting while the others play (its turn not come, or out of the game) is not
+        stuck: their clicks, or the table message's changes, say the table moves on.
         """
+        now = time.monotonic()
+        if unchanged_since is not None and now - unchanged_since > STUCK_SECONDS:
+            return True
         clicker, clicked = self.last_click.get(table_id, ("", 0.0))
         changed = self.board.changed_at.get(("table", table_id), 0.0)
-        return clicker == name and time.monotonic() - max(clicked, changed) > STUCK_SECONDS
+        return clicker == name and now - max(clicked, changed) > STUCK_SECONDS
 
     async def move(self, rng: random.Random, table_id: str, name: str, view: JSON) -> None:
         """Make one move from a view: Ready; else play a random offer; else flip, stock, pick up."""

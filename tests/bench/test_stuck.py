@@ -127,3 +127,26 @@ async def test_a_table_message_that_changes_keeps_the_last_clicker_from_being_st
 
     assert clicks == ["playing"]
     assert made.stats.stuck == 0
+
+
+async def test_a_view_left_as_it_was_clicked_while_the_others_play_is_stuck(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(harness, "STUCK_SECONDS", STUCK)
+    # The bot answers "out"'s click without redrawing its view; "playing" goes on clicking.
+    views = {1: dm_view("m1", 1), 2: dm_view("m2", 1)}
+    clicks: list[str] = []
+    made = bench(views, clicks, {})
+    versions = itertools.count(2)
+
+    async def playing() -> None:
+        while True:
+            views[2] = dm_view("m2", next(versions))
+            await asyncio.sleep(0.01)
+
+    others = asyncio.create_task(playing())
+    await play(made, ["out", "playing"])
+    others.cancel()
+
+    assert made.stats.stuck >= 3
+    assert clicks.count("out") == made.stats.stuck + 1
