@@ -1255,8 +1255,8 @@ def describe(figures: JSON) -> list[str]:
         f"failures: {failures['interactions_not_answered']} interactions not answered, "
         f"{failures['rest_errors']} REST errors {failures['rest_errors_by_call'] or ''}, "
         f"{failures['table_errors']} table errors, "
-        f"{figures['stuck_retries']} clicks tried again after {STUCK_SECONDS:.0f} s of a still "
-        "table, "
+        f"{figures['stuck_retries']} clicks tried again after {STUCK_SECONDS:.0f} s with nothing "
+        "coming of them, "
         f"{failures['bot_log_problems']} warnings/errors in the bot's log",
     ]
     return lines
