@@ -61,7 +61,9 @@ PROGRESS_SECONDS = 30.0
 LAG_TICK = 0.1
 # A game without a Rematch button is over once it has seemed over this long.
 OVER_SETTLE = 3.0
-# A member whose view has not changed for this long tries its last view again.
+# A member whose view still shows what it clicked this long after the click, or whose click
+# was its table's last, followed by no other click there and no change of the table message
+# for this long, tries its last view again.
 STUCK_SECONDS = 20.0
 # How long a deferred answer ("thinking") may take to be filled in.
 DEFERRED_WAIT = 60.0
@@ -264,6 +266,8 @@ class Board:
         self.busy = 0.0  # seconds spent scanning the world
         self._versions: dict[Watched, tuple[int, str | None, int, int]] = {}
         self._waiting: dict[Watched, asyncio.Event] = {}
+        # When what each key names last changed (time.monotonic()).
+        self.changed_at: dict[Watched, float] = {}
 
     def refresh(self) -> None:
         """Scan every message once: latest DM per member, latest message per table."""
@@ -290,8 +294,10 @@ class Board:
             ("dm", user_id): version(message) for user_id, message in dm.items()
         }
         versions.update({("table", t): version(message) for t, message in tables.items()})
+        now = time.monotonic()
         for key in versions.keys() | self._versions.keys():
             if versions.get(key) != self._versions.get(key):
+                self.changed_at[key] = now
                 self._wake(key)
                 if key[0] == "dm" and (table := self.table_of.get(int(key[1]))) is not None:
                     self._wake(("table", table))
@@ -357,7 +363,8 @@ class Stats:
     moves: Counter[str] = field(default_factory=Counter)
     refused: int = 0
     stale: int = 0
-    # Times a member, its last click having changed nothing for STUCK_SECONDS, tried again.
+    # Times a member, nothing having come of its click for STUCK_SECONDS (its view unchanged,
+    # or its table still: no click, no change of the table message), tried again.
     stuck: int = 0
     not_answered: list[JSON] = field(default_factory=list)
     opened: dict[str, list[str]] = field(default_factory=dict)  # table id -> its members
@@ -388,6 +395,8 @@ class Bench:
         self.user_ids: dict[str, int] = {}
         # When each table's last move (past setup) was answered, until a member sees the next turn.
         self.last_move: dict[str, float] = {}
+        # Who clicked last at each table, and when (time.monotonic()).
+        self.last_click: dict[str, tuple[str, float]] = {}
         # Set when the play time is up: members and watchers stop (a cancellation alone can
         # be lost in asyncio.wait_for on Python 3.11).
         self.stopped = False
@@ -556,7 +565,7 @@ class Bench:
         rng = random.Random(f"{self.seed}:{index}:{name}")
         acted: set[tuple[str, tuple[str, ...]]] = set()
         seen: set[tuple[str, tuple[str, ...]]] = set()
-        since = time.monotonic()
+        clicked = 0.0  # when this member last clicked
         while not done.is_set() and not self.stopped:
             view = self.board.latest_dm(user_id)
             if view is not None and actionable(view, table_id) and view_key(view) not in seen:
@@ -565,10 +574,12 @@ class Bench:
                 if moved is not None:
                     self.stats.handoff_ms.append((time.perf_counter() - moved) * 1000)
             if view is None or not actionable(view, table_id) or view_key(view) in acted:
-                if acted and time.monotonic() - since > STUCK_SECONDS:
+                unchanged = view is not None and view_key(view) in acted
+                if acted and self.stuck(table_id, name, clicked if unchanged else None):
                     acted.clear()  # nothing came of the last click: look again
                     self.stats.stuck += 1
-                    since = time.monotonic()
+                    clicked = time.monotonic()
+                    self.last_click[table_id] = (name, clicked)
                 await self.board.wait(("dm", user_id))
                 continue
             await self.pause(rng.uniform(*self.think))
@@ -576,11 +587,27 @@ class Bench:
             if view is None or not actionable(view, table_id):
                 continue
             acted.add(view_key(view))
-            since = time.monotonic()
+            clicked = time.monotonic()
+            self.last_click[table_id] = (name, clicked)
             try:
                 await self.move(rng, table_id, name, view)
             except ControlError:
                 self.stats.stale += 1  # the view changed under the click
+
+    def stuck(self, table_id: str, name: str, unchanged_since: float | None) -> bool:
+        """Tell whether nothing came of the member's click, for STUCK_SECONDS.
+
+        Nothing came of it when its view still shows what it clicked (`unchanged_since`: the
+        click), or when its click was its table's last and the table has been still since. A
+        member waiting while the others play (its turn not come, or out of the game) is not
+        stuck: their clicks, or the table message's changes, say the table moves on.
+        """
+        now = time.monotonic()
+        if unchanged_since is not None and now - unchanged_since > STUCK_SECONDS:
+            return True
+        clicker, clicked = self.last_click.get(table_id, ("", 0.0))
+        changed = self.board.changed_at.get(("table", table_id), 0.0)
+        return clicker == name and now - max(clicked, changed) > STUCK_SECONDS
 
     async def move(self, rng: random.Random, table_id: str, name: str, view: JSON) -> None:
         """Make one move from a view: Ready; else play a random offer; else flip, stock, pick up."""
@@ -1228,7 +1255,8 @@ def describe(figures: JSON) -> list[str]:
         f"failures: {failures['interactions_not_answered']} interactions not answered, "
         f"{failures['rest_errors']} REST errors {failures['rest_errors_by_call'] or ''}, "
         f"{failures['table_errors']} table errors, "
-        f"{figures['stuck_retries']} clicks tried again after {STUCK_SECONDS:.0f} s of nothing, "
+        f"{figures['stuck_retries']} clicks tried again after {STUCK_SECONDS:.0f} s with nothing "
+        "coming of them, "
         f"{failures['bot_log_problems']} warnings/errors in the bot's log",
     ]
     return lines
