@@ -105,7 +105,8 @@ class ClickDispatch:
         interaction: discord.Interaction = discord.Interaction(data=payload, state=self.state)
         message = data.get("message")
         if isinstance(message, dict):
-            # Our code reads a clicked message's id, channel and `interaction_metadata` only.
+            # Our code reads a clicked message's id, channel, `interaction_metadata` and last
+            # edit only.
             interaction.message = ClickedMessage.of(message)  # type: ignore[assignment]
         factory, match = found
         task = asyncio.get_running_loop().create_task(self.run(factory, interaction, match))

@@ -27,13 +27,6 @@ async def edit_original(webhook: discord.Webhook, **kwargs: Any) -> None:
 async def update_message(interaction: discord.Interaction, **kwargs: Any) -> None:
     """Answer a click by editing the message it is on, without asking for that message back."""
     data, files = message_body(**kwargs)
-    await _update(interaction, data, files)
-
-
-async def _update(
-    interaction: discord.Interaction, data: dict[str, Any], files: list[discord.File]
-) -> None:
-    """Send a click's UPDATE_MESSAGE callback and mark the interaction answered."""
     await rest.callback(
         interaction._session, interaction.id, interaction.token, UPDATE_MESSAGE, data, files
     )
