@@ -133,7 +133,8 @@ class ShitheadBot(commands.Bot):
         )
         # Clicks on our components skip discord.py's parse of their message (`bot.dispatch`);
         # the router, installed after, sees a DM click first and sends it on if not ours.
-        ClickDispatch(self._connection, DYNAMIC_ITEMS).install(self._connection.parsers)
+        clicks = ClickDispatch(self._connection, DYNAMIC_ITEMS, self.notice)
+        clicks.install(self._connection.parsers)
         self.presenter.store = self.storage
         if len(settings.shards) < settings.shard_count:
             # Other processes run the other shards: DM clicks on their tables go to them, and
@@ -184,6 +185,10 @@ class ShitheadBot(commands.Bot):
             log.warning("could not tell the member that a command failed")
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Note a command or a click that is not one of ours (`bot.dispatch` notes those)."""
+        self.notice(interaction)
+
+    def notice(self, interaction: discord.Interaction) -> None:
         """Remember each member's language (their private views speak it) and their server."""
         self.presenter.member_locales[interaction.user.id] = locale_of(interaction)
         if interaction.guild_id is not None:

@@ -72,9 +72,14 @@ class ClickedMessage:
 class ClickDispatch:
     """The gateway's INTERACTION_CREATE parser for clicks on our DynamicItems."""
 
-    def __init__(self, state: Any, items: Sequence[Factory]) -> None:
+    def __init__(
+        self, state: Any, items: Sequence[Factory], noticed: Callable[[Any], None]
+    ) -> None:
         self.state = state
         self.items = tuple(items)
+        # What the bot notes of every interaction (`Bot.notice`), called here for a click of
+        # ours instead of through an `on_interaction` event (a task per click).
+        self.noticed = noticed
         self._parse: Parse | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -109,10 +114,10 @@ class ClickDispatch:
             # edit only.
             interaction.message = ClickedMessage.of(message)  # type: ignore[assignment]
         factory, match = found
+        self.noticed(interaction)
         task = asyncio.get_running_loop().create_task(self.run(factory, interaction, match))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        self.state.dispatch("interaction", interaction)
 
     async def run(self, factory: Factory, interaction: discord.Interaction, match: Any) -> None:
         """Build the clicked item from its custom_id, check it, and run its callback."""

@@ -114,3 +114,28 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     # no message from what Discord returned.
     await bot.presenter.pacer.idle()
     assert read_back == []
+
+
+async def test_a_click_of_ours_is_noted_at_once_without_an_event_task(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, locale in (("ana", "en-US"), ("ben", "de")):
+        await driver.create_user(name, locale=locale)
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    events: list[str] = []
+    state = bot._connection
+    dispatch = state.dispatch
+
+    def counted(event: str, /, *args: Any, **kwargs: Any) -> None:
+        events.append(event)
+        dispatch(event, *args, **kwargs)
+
+    monkeypatch.setattr(state, "dispatch", counted)
+    user = next(u for u in driver.world.users.values() if u.name == "ben")
+    bot.presenter.member_locales.pop(user.id, None)
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    assert answer["status"] == "answered", answer
+    # Ben's click was noted (his language remembered for his private views) as it came in,
+    # and discord.py scheduled no `on_interaction` task for it.
+    assert bot.presenter.member_locales[user.id] == "de"
+    assert "interaction" not in events
