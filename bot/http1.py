@@ -26,8 +26,8 @@ from aiohttp.http_parser import HttpResponseParser, RawResponseMessage
 from aiohttp.streams import StreamReader
 from multidict import CIMultiDictProxy
 
-# Open connections per origin at most; more calls at once wait for one.
-LIMIT = 32
+# Open connections per origin at most (aiohttp's default); more calls at once wait for one.
+LIMIT = 100
 # An idle connection is closed after this long (aiohttp's keep-alive default).
 IDLE_SECONDS = 15.0
 # A call's answer must be whole within this long (aiohttp's default total timeout).

@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import shutil
+import ssl
+import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -290,3 +294,34 @@ async def test_calls_at_once_use_several_connections_and_get_their_own_answers(
     assert answers == bodies
     assert 1 < pool.connects <= 4
     await pool.close()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
+async def test_https_checks_the_server_s_certificate_and_keeps_the_connection(
+    tmp_path: Path,
+) -> None:
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    made = "-x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
+    named = "-subj /CN=localhost -addext subjectAltName=DNS:localhost"
+    subprocess.run(
+        ["openssl", "req", *made.split(), *named.split(), "-keyout", key, "-out", cert],
+        check=True,
+        capture_output=True,
+    )
+    served = Scripted()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    server = await asyncio.start_server(served.handle, "localhost", 0, ssl=context)
+    port = server.sockets[0].getsockname()[1]
+    origin = Origin("https", "localhost", port, f"localhost:{port}")
+    # A certificate nobody vouches for is refused...
+    untrusting = Pool(user_agent="test")
+    with pytest.raises(aiohttp.ClientOSError):
+        await post(untrusting, origin)
+    await untrusting.close()
+    # ...and one the context trusts carries calls on one connection.
+    pool = Pool(user_agent="test", ssl_context=ssl.create_default_context(cafile=cert))
+    assert [await post(pool, origin) for _ in range(3)] == [b"ok"] * 3
+    assert pool.connects == 1
+    await pool.close()
+    server.close()
