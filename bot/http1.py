@@ -30,7 +30,9 @@ from multidict import CIMultiDictProxy
 LIMIT = 100
 # An idle connection is closed after this long (aiohttp's keep-alive default).
 IDLE_SECONDS = 15.0
-# A call's answer must be whole within this long (aiohttp's default total timeout).
+# A call's answer must be whole within this long (aiohttp's default total timeout); the
+# pool looks each second (or each quarter of a shorter timeout), so a late call fails up to
+# that much later.
 TIMEOUT = 300.0
 # Answers are read whole; a bigger one is refused rather than held in memory.
 _MAX_ANSWER = 2**24
@@ -90,7 +92,8 @@ class _Connection(BaseProtocol):
         # Whether the connection may carry another call once this answer is whole.
         self.reusable = True
         self.idle_since = 0.0
-        self.timer: asyncio.TimerHandle | None = None
+        # When the call in flight times out (the pool's clock checks, not a timer per call).
+        self.deadline = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -102,13 +105,13 @@ class _Connection(BaseProtocol):
     def resume_reading(self, resume_parser: bool = True) -> None:
         """Nothing to resume (reading is never paused)."""
 
-    def exchange(self, request: bytes, timeout: float) -> asyncio.Future[Answer]:
-        """Send a request; the future holds its answer."""
+    def exchange(self, request: bytes, deadline: float) -> asyncio.Future[Answer]:
+        """Send a request, to be answered by `deadline`; the future holds its answer."""
         assert self.transport is not None
         self.waiter = waiter = self._loop.create_future()
         self.received = False
         self.message = self.payload = None
-        self.timer = self._loop.call_later(timeout, self._timed_out)
+        self.deadline = deadline
         self.transport.write(request)
         return waiter
 
@@ -165,7 +168,6 @@ class _Connection(BaseProtocol):
         message, payload = self.message, self.payload
         assert message is not None and payload is not None
         self.message = self.payload = None
-        self._stop_timer()
         if message.should_close:
             self.reusable = False
         try:
@@ -182,20 +184,14 @@ class _Connection(BaseProtocol):
     def _fail(self, error: Exception) -> None:
         """Fail the waiting call and close the connection."""
         self.reusable = False
-        self._stop_timer()
         waiter, self.waiter = self.waiter, None
         if waiter is not None and not waiter.done():
             waiter.set_exception(error)
         self.close()
 
-    def _timed_out(self) -> None:
-        self.timer = None
+    def time_out(self) -> None:
+        """Fail the call in flight: its answer is late."""
         self._fail(aiohttp.ServerTimeoutError("no whole answer in time"))
-
-    def _stop_timer(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
 
     def close(self) -> None:
         """Close the connection (its `connection_lost` follows)."""
@@ -233,7 +229,10 @@ class Pool:
         self.timeout = timeout
         self._ssl_context = ssl_context
         self._hosts: dict[Origin, _Host] = {}
-        self._sweep: asyncio.TimerHandle | None = None
+        # Connections carrying a call; the clock looks at them (and at idle ones) every tick.
+        self._busy: set[_Connection] = set()
+        self._tick = min(1.0, timeout / 4, idle_seconds / 4)
+        self._clock: asyncio.TimerHandle | None = None
         self.closed = False
         # Connections made, for tests and the bench: reuse shows as few.
         self.connects = 0
@@ -268,16 +267,20 @@ class Pool:
 
     async def _exchange(self, host: _Host, connection: _Connection, request: bytes) -> Answer:
         """Send a request on a connection; keep the connection if its answer allows."""
+        now = self.loop.time()
+        if self._clock is None:
+            self._clock = self.loop.call_at(now + self._tick, self._check)
+        self._busy.add(connection)
         try:
-            answer = await connection.exchange(request, self.timeout)
+            answer = await connection.exchange(request, now + self.timeout)
         except BaseException:
             connection.close()
             raise
+        finally:
+            self._busy.discard(connection)
         if connection.reusable and not self.closed:
             connection.idle_since = self.loop.time()
             host.idle.append(connection)
-            if self._sweep is None:
-                self._sweep = self.loop.call_later(self.idle_seconds, self._close_idle)
         else:
             connection.close()
         return answer
@@ -315,25 +318,24 @@ class Pool:
         self.connects += 1
         return connection
 
-    def _close_idle(self) -> None:
-        """Close connections idle for `idle_seconds`; look again while some stay idle."""
-        self._sweep = None
-        oldest = self.loop.time() - self.idle_seconds
-        waiting = False
+    def _check(self) -> None:
+        """Time out late calls and close connections idle too long; tick while any is open."""
+        now = self.loop.time()
+        for connection in [each for each in self._busy if each.deadline <= now]:
+            if connection.waiter is not None:
+                connection.time_out()
+        oldest = now - self.idle_seconds
+        open_ = bool(self._busy)
         for host in self._hosts.values():
             idle = host.idle
             while idle and (idle[0].idle_since <= oldest or not idle[0].reusable):
                 idle.popleft().close()
-            waiting = waiting or bool(idle)
-        if waiting and not self.closed:
-            self._sweep = self.loop.call_later(self.idle_seconds, self._close_idle)
+            open_ = open_ or bool(idle)
+        self._clock = self.loop.call_at(now + self._tick, self._check) if open_ else None
 
     async def close(self) -> None:
         """Close idle connections now and busy ones when their answers are whole."""
         self.closed = True
-        if self._sweep is not None:
-            self._sweep.cancel()
-            self._sweep = None
         for host in self._hosts.values():
             while host.idle:
                 host.idle.pop().close()
