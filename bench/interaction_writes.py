@@ -5,10 +5,12 @@
 Against a sandbox run in a process of its own (its CPU is not counted), sends `--calls`
 UPDATE_MESSAGE callbacks (a click answered by editing its message) and as many edits of
 their tokens' `@original`, each the size of a private view (an embed of six fields, a menu
-of ten cards and four buttons, no pictures), one after another, two ways: through
-discord.py's webhook adapter, as `bot.edits` sent them before, and through `bot.rest`.
-It prints µs of CPU of the sending process per call, each way (taking turns going first),
-the median over rounds; the last line printed is one JSON object.
+of ten cards and four buttons, no pictures), one after another, three ways: through
+discord.py's webhook adapter, as `bot.edits` sent them before; through `bot.rest` on the
+aiohttp session, as it sent them before; and through `bot.rest` on its own keep-alive
+connections (`bot.http1`), as the bot sends them now. It prints µs of CPU of the sending
+process per call, each way (taking turns going first), the median over rounds; the last
+line printed is one JSON object.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from discord.http import Route, handle_message_parameters
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.client import use_discord_at
-from bot.rest import UPDATE_MESSAGE, message_body, rest
+from bot.rest import UPDATE_MESSAGE, Rest, message_body, rest
 from sandbox.api import BotApi
 from sandbox.server import Sandbox
 
@@ -98,25 +100,32 @@ async def adapter_edit(
         )
 
 
-async def rest_update(
-    session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
-) -> None:
-    """Answer a click through `bot.rest`."""
-    data, files = message_body(**kwargs)
-    await rest.callback(session, interaction.id, interaction.token, UPDATE_MESSAGE, data, files)
+def rest_ways(writer: Rest) -> tuple[Send, Send]:
+    """Answer a click, and edit a token's `@original`, through a `Rest`."""
+
+    async def update(
+        session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
+    ) -> None:
+        data, files = message_body(**kwargs)
+        await writer.callback(
+            session, interaction.id, interaction.token, UPDATE_MESSAGE, data, files
+        )
+
+    async def edit(
+        session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
+    ) -> None:
+        data, files = message_body(**kwargs)
+        await writer.edit_original(session, APPLICATION_ID, interaction.token, data, files)
+
+    return update, edit
 
 
-async def rest_edit(
-    session: aiohttp.ClientSession, interaction: Click, kwargs: dict[str, Any]
-) -> None:
-    """Edit a token's `@original` through `bot.rest`."""
-    data, files = message_body(**kwargs)
-    await rest.edit_original(session, APPLICATION_ID, interaction.token, data, files)
-
-
+# `bot.rest` on the aiohttp session, as before `bot.http1`.
+on_aiohttp = Rest(lean=False)
 WAYS: dict[str, tuple[Send, Send]] = {
     "discord.py": (adapter_update, adapter_edit),
-    "bot.rest": (rest_update, rest_edit),
+    "aiohttp": rest_ways(on_aiohttp),
+    "bot.rest": rest_ways(rest),
 }
 APPLICATION_ID = 0  # the sandbox's, once it runs
 
@@ -222,6 +231,7 @@ async def measure(served: SandboxProcess, calls: int, rounds: int) -> dict[str, 
                 clicks = served.clicks(calls)
                 figures[way]["callback"].append(await timed(session, update, clicks, kwargs))
                 figures[way]["edit"].append(await timed(session, edit, clicks, kwargs))
+    await rest.close()
     return {
         f"{way}_{kind}_us": round(statistics.median(values), 1)
         for way, kinds in figures.items()

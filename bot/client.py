@@ -21,6 +21,7 @@ from bot.membership import Membership
 from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.rating_store import RatingStore
+from bot.rest import rest
 from bot.routing import ClickRouter
 from bot.settings import Settings
 from bot.shard_refs import ShardMessageRefs
@@ -220,6 +221,8 @@ class ShitheadBot(commands.Bot):
             await self.tables.shutdown()
             await self.presenter.close()
             await super().close()
+            # The interaction writes' connections (`bot.rest` opens them at its first call).
+            await rest.close()
         finally:
             self.movers.shutdown()
             storage, self.storage = self.storage, None

@@ -1,9 +1,11 @@
-"""Interaction writes (callbacks and token edits) sent straight on the bot's aiohttp session.
+"""Interaction writes (callbacks and token edits) sent leanly, over `bot.http1`'s connections.
 
 discord.py sends them through its webhook adapter: a `Route` (its URL quoted piece by
 piece), a deferred lock per token, a multipart form even without files, the answer parsed
-as JSON. A click's answer and the redraws through tokens are most of the bot's writes, so
-these send the same requests leanly and read back nothing, with discord.py's handling:
+as JSON, all on aiohttp's general client. A click's answer and the redraws through tokens
+are most of the bot's writes, so these send the same requests on keep-alive connections of
+their own (`bot.http1`; the bot's aiohttp session only when it goes through a proxy) and
+read back nothing, with discord.py's handling:
 429s wait as Discord says (globally or for the bucket), a bucket that says it is used up
 (`X-RateLimit-Remaining: 0`) waits its `Reset-After` before the next call, 5xx answers and
 dropped connections are retried with backoff, and refusals raise discord.py's errors with
@@ -15,16 +17,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import secrets
+import sys
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import aiohttp
 import discord
 import orjson
 import yarl
+
+from bot.http1 import Answer, Origin, Pool, split_url
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +45,12 @@ _PRUNE_AT = 1024
 _UNSET: Any = object()
 # Discord's interaction tokens are URL-safe as they come; anything else is quoted.
 _URL_SAFE = re.compile(r"[A-Za-z0-9._~-]+")
+# As discord.py's `HTTPClient.user_agent` (Discord asks bots to say what they are).
+USER_AGENT = (
+    f"DiscordBot (https://github.com/Rapptz/discord.py {discord.__version__}) "
+    f"Python/{sys.version_info[0]}.{sys.version_info[1]} aiohttp/{aiohttp.__version__}"
+)
+JSON = "application/json"
 
 
 def message_body(
@@ -68,16 +80,26 @@ def message_body(
 
 
 class Rest:
-    """Send interaction writes, waiting out Discord's rate limits; one per process."""
+    """Send interaction writes, waiting out Discord's rate limits; one per process.
+
+    `lean=False` sends every call on the aiohttp session given instead of `bot.http1`'s
+    connections (the bench compares the two).
+    """
 
     def __init__(
         self,
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        lean: bool = True,
     ) -> None:
         self.clock = clock
         self.sleep = sleep
+        self.lean = lean
+        # The event loop's connections, made at the first call (`close` ends them).
+        self.pool: Pool | None = None
+        # `Route.BASE` as last split (the sandbox and the benches point it elsewhere).
+        self._base: tuple[str, Origin, str] = ("", Origin("", "", 0, ""), "")
         # Discord's bucket of each route, as its answers named it (`X-RateLimit-Bucket`).
         self._buckets: dict[str, str] = {}
         # When each (bucket, token) may be called again, after it was used up or refused.
@@ -138,80 +160,98 @@ class Rest:
         files: Sequence[discord.File] = (),
     ) -> None:
         """Send one call, as often as Discord's answers allow; raise its refusal."""
-        url = yarl.URL(discord.http.Route.BASE + path, encoded=True)
-        # Bytes go up as they are; a str would be encoded again by aiohttp at each call.
+        # Bytes go up as they are (orjson's), with no str in between.
         encoded = orjson.dumps(body)
         lock = self._locks.get(token)
         if lock is None:
             lock = self._locks[token] = asyncio.Lock()
         try:
             async with lock:
-                await self._send(session, method, url, route, token, encoded, files)
+                await self._send(session, method, path, route, token, encoded, files)
         finally:
             for file in files:
                 file.close()
+
+    async def close(self) -> None:
+        """Close the connections (the next call opens new ones)."""
+        pool, self.pool = self.pool, None
+        if pool is not None and pool.loop is asyncio.get_running_loop():
+            await pool.close()
 
     async def _send(
         self,
         session: aiohttp.ClientSession,
         method: str,
-        url: yarl.URL,
+        path: str,
         route: str,
         token: str,
         encoded: bytes,
         files: Sequence[discord.File],
     ) -> None:
         """Try a call up to `ATTEMPTS` times (the token's lock is held)."""
-        headers = {} if files else {"Content-Type": "application/json"}
         for attempt in range(ATTEMPTS):
             key = (self._buckets.get(route, route), token)
             await self._wait(key)
-            data: Any
-            if files:
-                data = aiohttp.FormData(quote_fields=False)
-                data.add_field("payload_json", encoded.decode())
-                for index, file in enumerate(files):
-                    file.reset(seek=attempt)
-                    data.add_field(
-                        f"files[{index}]",
-                        file.fp,
-                        filename=file.filename,
-                        content_type="application/octet-stream",
-                    )
-            else:
-                data = encoded
+            content, content_type = (
+                _multipart(encoded, files, attempt) if files else (encoded, JSON)
+            )
             try:
-                async with session.request(method, url, data=data, headers=headers) as response:
-                    raw = await response.read()
-                    status = response.status
-                    if 200 <= status < 300:
-                        self._learn(route, token, response.headers)
-                        return
-                    answer = _decode(raw, response.content_type)
-                    if status == 429:
-                        if not response.headers.get("Via"):
-                            # Not Discord's API but Cloudflare's ban: waiting won't help.
-                            raise discord.HTTPException(response, answer)
-                        self._limited(route, token, response.headers, answer)
-                        continue
-                    self._learn(route, token, response.headers)
-                    if status >= 500:
-                        if attempt == ATTEMPTS - 1:
-                            raise discord.DiscordServerError(response, answer)
-                        log.warning("%s answered %d; trying again", route, status)
-                        await self.sleep(1 + attempt * 2)
-                        continue
-                    if status == 403:
-                        raise discord.Forbidden(response, answer)
-                    if status == 404:
-                        raise discord.NotFound(response, answer)
-                    raise discord.HTTPException(response, answer)
+                response = await self._deliver(session, method, path, content, content_type)
             except OSError as error:
                 if attempt < ATTEMPTS - 1 and error.errno in _RESET:
                     await self.sleep(1 + attempt * 2)
                     continue
                 raise
-        raise discord.HTTPException(response, answer)
+            status = response.status
+            if 200 <= status < 300:
+                self._learn(route, token, response.headers)
+                return
+            answer = _decode(response.body, response.content_type)
+            # discord.py's errors read only the answer's `status` and `reason`.
+            shown = cast(aiohttp.ClientResponse, response)
+            if status == 429:
+                if not response.headers.get("Via"):
+                    # Not Discord's API but Cloudflare's ban: waiting won't help.
+                    raise discord.HTTPException(shown, answer)
+                self._limited(route, token, response.headers, answer)
+                continue
+            self._learn(route, token, response.headers)
+            if status >= 500:
+                if attempt == ATTEMPTS - 1:
+                    raise discord.DiscordServerError(shown, answer)
+                log.warning("%s answered %d; trying again", route, status)
+                await self.sleep(1 + attempt * 2)
+                continue
+            if status == 403:
+                raise discord.Forbidden(shown, answer)
+            if status == 404:
+                raise discord.NotFound(shown, answer)
+            raise discord.HTTPException(shown, answer)
+        raise discord.HTTPException(shown, answer)
+
+    async def _deliver(
+        self,
+        session: aiohttp.ClientSession,
+        method: str,
+        path: str,
+        content: bytes,
+        content_type: str,
+    ) -> Answer:
+        """Send a request once and return its whole answer."""
+        base = discord.http.Route.BASE
+        if not self.lean or _proxied(session):
+            url = yarl.URL(base + path, encoded=True)
+            headers = {"Content-Type": content_type}
+            async with session.request(method, url, data=content, headers=headers) as response:
+                body = await response.read()
+                return Answer(response.status, response.reason or "", response.headers, body)
+        if base != self._base[0]:
+            self._base = (base, *split_url(base))
+        _, origin, prefix = self._base
+        pool = self.pool
+        if pool is None or pool.closed or pool.loop is not asyncio.get_running_loop():
+            pool = self.pool = Pool(user_agent=USER_AGENT)
+        return await pool.request(method, origin, prefix + path, content, content_type)
 
     async def _wait(self, key: tuple[str, str]) -> None:
         """Wait until neither the global limit nor the call's bucket holds calls back."""
@@ -257,6 +297,39 @@ class Rest:
 def _in_path(token: str) -> str:
     """Put a token in a URL's path, quoted unless it is URL-safe already."""
     return token if _URL_SAFE.fullmatch(token) else quote(token, safe="")
+
+
+def _proxied(session: aiohttp.ClientSession) -> bool:
+    """Say whether a session's calls go through a proxy (`bot.http1` knows none)."""
+    return session.trust_env or getattr(session, "_default_proxy", None) is not None
+
+
+def _multipart(payload: bytes, files: Sequence[discord.File], attempt: int) -> tuple[bytes, str]:
+    """Put the JSON and the files (from their start) in a multipart form, as discord.py does."""
+    boundary = secrets.token_hex(16)
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\n'
+        f"Content-Type: {JSON}\r\n\r\n".encode(),
+        payload,
+        b"\r\n",
+    ]
+    for index, file in enumerate(files):
+        # A file sent before is read again from its start.
+        file.reset(seek=attempt)
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files[{index}]"; '
+            f'filename="{_form_quoted(file.filename)}"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n".encode()
+        )
+        parts.append(file.fp.read())
+        parts.append(b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def _form_quoted(name: str) -> str:
+    """Quote a file name in a form part's header as browsers do (quote, CR, LF escaped)."""
+    return name.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _decode(raw: bytes, content_type: str) -> Any:

@@ -14,11 +14,14 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.rest import Rest, message_body
+from bot.http1 import Pool
+from bot.rest import USER_AGENT, Rest, message_body
 from sandbox.api import BotApi
 from sandbox.testing import running_sandbox
 
 Reply = tuple[int, dict[str, Any] | None, dict[str, str]]
+# A "status" that makes the fake Discord hang up instead of answering.
+DROP = 0
 
 
 @dataclass
@@ -27,6 +30,10 @@ class Discord:
 
     replies: list[Reply] = field(default_factory=list)
     calls: list[tuple[str, str, Any, list[tuple[str, bytes]]]] = field(default_factory=list)
+    # Each call's request target as sent (absolute through a proxy), and who sent it from where.
+    targets: list[str] = field(default_factory=list)
+    agents: set[str] = field(default_factory=set)
+    peers: set[Any] = field(default_factory=set)
 
     async def handle(self, request: web.Request) -> web.Response:
         """Record the call, with its JSON and uploaded files, and answer it."""
@@ -44,7 +51,14 @@ class Discord:
             assert request.content_type == "application/json"
             body = await request.json()
         self.calls.append((request.method, str(request.rel_url), body, files))
+        self.targets.append(request.raw_path)
+        self.agents.add(request.headers.get("User-Agent", ""))
+        assert request.transport is not None
+        self.peers.add(request.transport.get_extra_info("peername"))
         status, answer, headers = self.replies.pop(0) if self.replies else (204, None, {})
+        if status == DROP:
+            assert request.transport is not None
+            request.transport.close()
         if answer is None:
             return web.Response(status=status, headers=headers)
         return web.json_response(answer, status=status, headers=headers)
@@ -92,8 +106,10 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def rest(clock: Clock) -> Rest:
-    return Rest(clock=clock, sleep=clock.sleep)
+async def rest(clock: Clock) -> AsyncIterator[Rest]:
+    rest = Rest(clock=clock, sleep=clock.sleep)
+    yield rest
+    await rest.close()
 
 
 BUCKET = {"X-RateLimit-Bucket": "abc", "Via": "1.1 google"}
@@ -236,6 +252,59 @@ async def test_files_go_as_multipart_and_are_closed(
         assert uploaded == [("files[0]:table.png", b"\x89PNG...")]
     assert len(discord_api.calls) == 2
     assert picture.fp.closed
+
+
+async def test_calls_go_on_one_keep_alive_connection_of_their_own(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    # Not on the bot's aiohttp session: it may even be closed.
+    await session.close()
+    for interaction in range(5):
+        await rest.callback(session, interaction, "tok", 6)
+    await rest.edit_original(session, 5, "tok", {"content": "hi"})
+    assert len(discord_api.calls) == 6 and len(discord_api.peers) == 1
+    assert discord_api.agents == {USER_AGENT}
+    assert USER_AGENT.startswith("DiscordBot (https://github.com/Rapptz/discord.py ")
+
+
+async def test_a_session_with_a_proxy_sends_through_it(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    base = discord.http.Route.BASE
+    async with aiohttp.ClientSession(proxy=base.removesuffix("/api/v10")) as proxied:
+        await rest.callback(proxied, 1, "tok", 6)
+    [target] = discord_api.targets
+    assert target == base + "/interactions/1/tok/callback"
+    assert rest.pool is None
+
+
+async def test_a_reset_connection_is_tried_again_with_backoff(
+    rest: Rest,
+    session: aiohttp.ClientSession,
+    discord_api: Discord,
+    clock: Clock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sent = Pool.request
+    resets = [aiohttp.ClientOSError(54, "Connection reset by peer")] * 2
+
+    async def resetting(pool: Pool, *args: Any) -> Any:
+        if resets:
+            raise resets.pop()
+        return await sent(pool, *args)
+
+    monkeypatch.setattr(Pool, "request", resetting)
+    await rest.callback(session, 1, "tok", 6)
+    assert clock.slept == [1, 3] and len(discord_api.calls) == 1
+
+
+async def test_a_connection_dropped_without_an_answer_raises_aiohttp_s_error(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    discord_api.replies = [(DROP, None, {})]
+    # The presenter tries such writes again later (it catches `aiohttp.ClientError`).
+    with pytest.raises(aiohttp.ClientError):
+        await rest.callback(session, 1, "tok", 6)
 
 
 def test_only_the_parts_given_change() -> None:
