@@ -15,6 +15,7 @@ Discord's JSON code (`HTTPException.code`: 40060, 10062, 10008, ...).
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import re
 import secrets
@@ -38,8 +39,9 @@ log = logging.getLogger(__name__)
 UPDATE_MESSAGE = 7
 # Tries of one call, as discord.py: 5xx answers and dropped connections are tried again.
 ATTEMPTS = 5
-# Connection resets (BSD's and Windows' errno) that discord.py tries again.
-_RESET = (54, 10054)
+# Connection resets tried again: discord.py's (BSD's and Windows' errno) and this system's
+# own (Linux's is 104).
+_RESET = frozenset((54, 10054, errno.ECONNRESET))
 # Past this many waits kept, those already over are dropped (tokens end after 15 minutes).
 _PRUNE_AT = 1024
 _UNSET: Any = object()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -278,7 +279,9 @@ async def test_a_session_with_a_proxy_sends_through_it(
     assert rest.pool is None
 
 
+@pytest.mark.parametrize("code", [54, errno.ECONNRESET])
 async def test_a_reset_connection_is_tried_again_with_backoff(
+    code: int,
     rest: Rest,
     session: aiohttp.ClientSession,
     discord_api: Discord,
@@ -286,7 +289,7 @@ async def test_a_reset_connection_is_tried_again_with_backoff(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sent = Pool.request
-    resets = [aiohttp.ClientOSError(54, "Connection reset by peer")] * 2
+    resets = [aiohttp.ClientOSError(code, "Connection reset by peer")] * 2
 
     async def resetting(pool: Pool, *args: Any) -> Any:
         if resets:
