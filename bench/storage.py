@@ -8,8 +8,9 @@ file, and times, in CPU time of the whole process (the database's thread too), e
 move's `submit` and the parts of it that store the table: its JSON text (`state_text`)
 and the store's `save` (the SQL write). Every table write of a game counts, setup and ending
 included. To tell what a write's size costs from what any write costs, it then times the
-same write with a state of a few bytes, as small as a move stored as a row of its own
-would be: the least such a row could cost. Then it times the games' final states written
+last table's write of its own final state and of a state of a few bytes, as small as a
+move stored as a row of its own would be (the least such a row could cost), turn about, so
+the machine's load weighs on both alike. Then it times the games' final states written
 all at once, round after round, as many tables' moves come at once under load (SQLite
 commits the writes waiting together in one transaction). And it weighs the copy of each table's last
 stored state that the core keeps in memory (to undo a change that could not be stored):
@@ -164,10 +165,7 @@ async def measure(games: int, seed: int, preset: str, synchronous: str = "FULL")
                 moves += played
                 tables.append(table)
             texts = [state_text(each) for each in tables]
-            began = time.process_time()
-            for _ in range(SMALL_WRITES):
-                await StorageTableStore.save(store, table, SMALL_STATE)
-            small = (time.process_time() - began) / SMALL_WRITES
+            row, small = await turn_about(store, table, texts[-1])
             began = time.process_time()
             for _ in range(TOGETHER_ROUNDS):
                 await asyncio.gather(
@@ -192,12 +190,24 @@ async def measure(games: int, seed: int, preset: str, synchronous: str = "FULL")
         "save_ms_per_write": round(statistics.fmean(store.saves) * 1000, 3),
         "stored_ms_per_move": round(stored * 1000 / len(moves), 3),
         "stored_share_of_submit": round(stored / total, 3),
+        "table_row_save_ms": round(row * 1000, 3),
         "small_row_save_ms": round(small * 1000, 3),
         "save_ms_per_write_together": round(together * 1000, 3),
         "final_state_bytes_mean": round(statistics.fmean(len(text) for text in texts)),
         "kept_as_text_kb": round(sum(map(sys.getsizeof, texts)) / 1024 / games, 1),
         "kept_parsed_kb": round(parsed_bytes(texts) / 1024 / games, 1),
     }
+
+
+async def turn_about(store: StorageTableStore, table: Table, text: str) -> tuple[float, float]:
+    """Time a table's write of its text and of a few bytes, turn about; give each one's mean."""
+    spent = [0.0, 0.0]
+    for _ in range(SMALL_WRITES):
+        for index, state in enumerate((text, SMALL_STATE)):
+            began = time.process_time()
+            await StorageTableStore.save(store, table, state)
+            spent[index] += time.process_time() - began
+    return spent[0] / SMALL_WRITES, spent[1] / SMALL_WRITES
 
 
 def parsed_bytes(texts: list[str]) -> int:
@@ -236,8 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         f"per move, of which storing the table {figures['stored_ms_per_move']} ms "
         f"({figures['stored_share_of_submit']:.0%}: JSON text "
         f"{figures['state_text_ms_per_write']} ms + save {figures['save_ms_per_write']} ms a "
-        f"write); a finished table's JSON {figures['final_state_bytes_mean']} bytes; the same "
-        f"write of a {len(SMALL_STATE)}-byte state: {figures['small_row_save_ms']} ms; the "
+        f"write); a finished table's JSON {figures['final_state_bytes_mean']} bytes; written "
+        f"again turn about with a {len(SMALL_STATE)}-byte state: "
+        f"{figures['table_row_save_ms']} against {figures['small_row_save_ms']} ms; the "
         f"{figures['games']} tables written at once: {figures['save_ms_per_write_together']} ms "
         "a write"
     )

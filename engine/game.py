@@ -126,6 +126,10 @@ class Game:
             raise ValueError(f"dealer must be a seat from 0 to {players - 1}")
         self.seed = seed
         self.rng = random.Random(seed)
+        # What has been drawn from `rng` since it was seeded (a call and its size, in order):
+        # its state again in a few bytes, not its 625 words. None once its state was set
+        # from elsewhere, which only the state itself can give again.
+        self.draws: list[tuple[str, int]] | None = []
         self.previous_loser = previous_loser
         self.phase: Phase = "setup"
         self.turn: int | None = None
@@ -164,7 +168,7 @@ class Game:
         """Shuffle with `seed` and deal; the game starts in the setup phase."""
         game = cls(rules, players, dealer=dealer, seed=seed, previous_loser=previous_loser)
         deck = make_deck(rules.decks, rules.jokers)
-        game.rng.shuffle(deck)
+        game._shuffle(deck)
         game.stock = deck
         order = game.seat_order()
         for _ in range(rules.table_cards):
@@ -183,6 +187,31 @@ class Game:
         if rules.start_pile and game.stock:
             game.pile.append(game.stock.pop(0))
         return game
+
+    def _shuffle(self, cards: list[Card]) -> None:
+        """Shuffle with the game's stream, noting the draw."""
+        self.rng.shuffle(cards)
+        if self.draws is not None:
+            self.draws.append(("shuffle", len(cards)))
+
+    def _randrange(self, size: int) -> int:
+        """Draw a number below `size` from the game's stream, noting the draw."""
+        if self.draws is not None:
+            self.draws.append(("randrange", size))
+        return self.rng.randrange(size)
+
+    def redraw(self, draws: Sequence[tuple[str, int]]) -> None:
+        """Seed the stream again and make the same draws: its state is then as they left it."""
+        rng = random.Random(self.seed)
+        for call, size in draws:
+            if call == "shuffle":
+                rng.shuffle(list(range(size)))  # its draws depend on the count only
+            elif call == "randrange":
+                rng.randrange(size)
+            else:
+                raise ValueError(f"unknown draw {call!r}")
+        self.rng = rng
+        self.draws = list(draws)
 
     def seat_order(self) -> list[int]:
         """Seats from the dealer's left, ascending, the dealer last."""
@@ -685,7 +714,7 @@ class Game:
         if how == "loser" and loser is not None and 0 <= loser < self.players:
             return loser, "loser"
         if how in ("random", "loser"):
-            return self.rng.randrange(self.players), "random"
+            return self._randrange(self.players), "random"
         powered = self.table.powered
         plain = [rank for rank in ALL_RANKS if not powered[rank]]
         if how == "lowest_by_suit":

@@ -58,6 +58,7 @@ def build_game(
     )
     if rng_state is not None:  # `Random.getstate()`; else the stream starts from `seed`
         game.rng.setstate(rng_state)
+        game.draws = None  # the draws that led there are unknown
     empty: list[list[Any]] = [[] for _ in range(players)]
     up = empty if face_up is None else face_up
     down = empty if face_down is None else face_down

@@ -21,21 +21,23 @@ from engine.actions import (
 from engine.cards import Card, format_cards, parse_card, parse_cards
 from engine.game import Game
 from engine.position import build_game
-from engine.rules import rules_from_json, rules_to_json
+from engine.rules import RuleSet, rules_from_json, rules_to_json
 
 FORMAT = 1
 
 
-def game_to_json(game: Game) -> dict[str, Any]:
-    """Write everything needed to resume `game` exactly."""
-    return {
+def game_to_json(game: Game, *, with_rules: bool = True) -> dict[str, Any]:
+    """Write everything needed to resume `game` exactly (its rules left out if told to).
+
+    A game whose rules are left out is read back with rules given (`game_from_json`).
+    """
+    data = {
         "format": FORMAT,
-        "rules": rules_to_json(game.rules),
         "players": game.players,
         "dealer": game.dealer,
         "seed": game.seed,
         "previous_loser": game.previous_loser,
-        "rng": rng_to_json(game.rng.getstate()),
+        "rng": rng_to_json(game),
         "phase": game.phase,
         "turn": game.turn,
         "direction": game.direction,
@@ -57,21 +59,28 @@ def game_to_json(game: Game) -> dict[str, Any]:
         "idle": game.idle,
         "moves": game.moves,
     }
+    if with_rules:
+        data["rules"] = rules_to_json(game.rules)
+    return data
 
 
-def game_from_json(data: dict[str, Any]) -> Game:
-    """Rebuild a game written by `game_to_json`."""
+def game_from_json(data: dict[str, Any], rules: RuleSet | None = None) -> Game:
+    """Rebuild a game written by `game_to_json`; `rules` are its rules if it does not name any."""
     if data.get("format") != FORMAT:
         raise ValueError(f"unknown game format {data.get('format')!r}")
     if len(data["hands"]) != data["players"]:
         raise ValueError("a saved game has one hand per player")
     # Games saved before hands had known cards load with none known.
     known = data.get("known")
-    rules = rules_from_json(data["rules"])
+    if "rules" in data:
+        rules = rules_from_json(data["rules"])
+    elif rules is None:
+        raise ValueError("a saved game without its rules is read with them")
     # Only `mode: winner` has a winner; games saved before that was so may name the first
     # player out as the winner of a `mode: loser` game.
     winner = data["winner"] if rules.mode == "winner" else None
-    return build_game(
+    rng = data["rng"]
+    game = build_game(
         rules,
         hands=[parse_cards(hand) for hand in data["hands"]],
         known=None if known is None else [parse_cards(cards) for cards in known],
@@ -96,20 +105,28 @@ def game_from_json(data: dict[str, Any]) -> Game:
         dealer=data["dealer"],
         seed=data["seed"],
         previous_loser=data["previous_loser"],
-        rng_state=rng_from_json(data["rng"]),
+        rng_state=None if isinstance(rng, dict) else rng_from_json(rng),
         check_players=True,
     )
+    if isinstance(rng, dict):
+        game.redraw([(str(call), int(size)) for call, size in rng["draws"]])
+    return game
 
 
-def rng_to_json(state: tuple[Any, ...]) -> list[Any]:
-    """Write a `Random.getstate()` with its 625 words as one base64 text (a third of a list)."""
-    version, internal, gauss = state
+def rng_to_json(game: Game) -> dict[str, Any] | list[Any]:
+    """Write a game's random state as the draws made since its seed, when they are known.
+
+    Else as its `Random.getstate()`, the 625 words as one base64 text (a third of a list).
+    """
+    if game.draws is not None:
+        return {"draws": [[call, size] for call, size in game.draws]}
+    version, internal, gauss = game.rng.getstate()
     packed = struct.pack(f"<{len(internal)}I", *internal)
     return [version, base64.b64encode(packed).decode("ascii"), gauss]
 
 
 def rng_from_json(data: list[Any]) -> tuple[Any, ...]:
-    """Read a state written by `rng_to_json`, or by older games as a list of words."""
+    """Read a state written by `rng_to_json` as words, or by older games as a list of them."""
     version, internal, gauss = data
     if isinstance(internal, str):
         packed = base64.b64decode(internal, validate=True)

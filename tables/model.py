@@ -167,7 +167,7 @@ class Table:
             "pictures": self.pictures,
             "hints": self.hints,
             "seats": [seat.to_json() for seat in self.seats],
-            "game": game_to_json(self.game) if self.game else None,
+            "game": self._game_json(),
             "closed": self.closed,
             "version": self.version,
             "log": [note.to_json() for note in self.log],
@@ -179,6 +179,15 @@ class Table:
             "ended_reason": self.ended_reason,
             "previous_loser": self.previous_loser,
         }
+
+    def _game_json(self) -> dict[str, Any] | None:
+        """Write the game, its rules only if they are not the table's (they are written once)."""
+        game = self.game
+        if game is None:
+            return None
+        return game_to_json(
+            game, with_rules=game.rules is not self.rules and game.rules != self.rules
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Table:
@@ -195,13 +204,14 @@ class Table:
             raise TableFormatError(f"unknown table format {version!r}")
         # Version 1 kept the move log as English lines: they are dropped, not shown again.
         log = [Note.from_json(note) for note in data.get("log", [])] if version == FORMAT else []
+        rules = rules_from_json(data["rules"])
         return cls(
             id=str(data["id"]),
             guild_id=int(data["guild_id"]),
             channel_id=int(data["channel_id"]),
             host_id=int(data["host_id"]),
             preset=str(data["preset"]),
-            rules=rules_from_json(data["rules"]),
+            rules=rules,
             seed=int(data["seed"]),
             turn_seconds=float(data["turn_seconds"]),
             idle_turns=int(data["idle_turns"]),
@@ -210,7 +220,7 @@ class Table:
             pictures=bool(data.get("pictures", True)),
             hints=bool(data.get("hints", False)),
             seats=[Seat.from_json(seat) for seat in data["seats"]],
-            game=game_from_json(data["game"]) if data.get("game") else None,
+            game=game_from_json(data["game"], rules) if data.get("game") else None,
             closed=bool(data.get("closed", data.get("phase") == "closed")),
             version=int(data.get("version", 0)),
             log=log,

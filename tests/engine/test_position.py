@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Resign
+from engine.actions import Ready, Resign
 from engine.cards import parse_card, parse_cards
 from engine.game import Game
 from engine.position import build_game
@@ -111,13 +111,42 @@ def test_resign_and_tournament_places_use_the_standings() -> None:
     assert places_of(game) == (3, (3, 2, 1, 4))
 
 
-def test_a_game_s_random_state_is_stored_compactly_and_resumes_the_same_stream() -> None:
-    game = Game.deal(make_rules("classic"), 3, seed=7)
+def test_a_game_s_random_state_is_stored_as_its_draws_and_resumes_the_same_stream() -> None:
+    game = Game.deal(make_rules("classic", {"first_player": "random"}), 3, seed=7)
+    for seat in range(3):
+        game.apply(Ready(seat))
+    assert game.phase == "play"  # the first player was drawn too
     data = game_to_json(game)
-    words = data["rng"][1]
-    assert isinstance(words, str) and len(json.dumps(data["rng"])) < 3500
+    assert data["rng"] == {"draws": [["shuffle", 52], ["randrange", 3]]}
     resumed = game_from_json(json.loads(json.dumps(data)))
+    assert resumed.rng.getstate() == game.rng.getstate()
+    assert game_to_json(resumed) == data
     assert [resumed.rng.random() for _ in range(5)] == [game.rng.random() for _ in range(5)]
+
+
+def test_a_game_whose_random_state_was_set_stores_the_state_itself() -> None:
+    dealt = Game.deal(make_rules("classic"), 3, seed=9)
+    game = build_game(
+        dealt.rules,
+        hands=dealt.hands,
+        face_down=dealt.face_down,
+        stock=dealt.stock,
+        rng_state=dealt.rng.getstate(),
+    )
+    data = game_to_json(game)
+    assert isinstance(data["rng"][1], str) and len(json.dumps(data["rng"])) < 3500
+    resumed = game_from_json(json.loads(json.dumps(data)))
+    assert resumed.rng.getstate() == dealt.rng.getstate()
+    assert game_to_json(resumed) == data
+
+
+def test_a_game_written_without_its_rules_is_read_with_them() -> None:
+    game = Game.deal(make_rules("dutch"), 3, seed=5)
+    data = game_to_json(game, with_rules=False)
+    assert "rules" not in data
+    assert game_to_json(game_from_json(data, make_rules("dutch"))) == game_to_json(game)
+    with pytest.raises(ValueError, match="without its rules"):
+        game_from_json(data)
 
 
 def test_a_game_stored_with_its_random_state_as_a_list_still_loads() -> None:

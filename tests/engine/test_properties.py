@@ -234,14 +234,21 @@ def test_json_and_rebuilt_copies_continue_identically(
     restored = copy(game)
     rebuilt = build_game(game.rules, check_players=True, **parts_of(game))
     for twin in (restored, rebuilt):
-        assert game_to_json(twin) == game_to_json(game)
+        assert same_game(twin, game)
     state = rng.getstate()
     for twin in (game, restored, rebuilt):
         rng.setstate(state)
         for _ in steps(twin, rng):
             pass
     for twin in (restored, rebuilt):
-        assert game_to_json(twin) == game_to_json(game)
+        assert same_game(twin, game)
+
+
+def same_game(one: Game, other: Game) -> bool:
+    """Compare two games' JSON, their random streams by state (the JSON writes one as draws)."""
+    first, second = game_to_json(one), game_to_json(other)
+    del first["rng"], second["rng"]
+    return first == second and one.rng.getstate() == other.rng.getstate()
 
 
 def test_refusal_codes_have_stable_values() -> None:

@@ -324,6 +324,29 @@ async def test_a_table_round_trips_and_restores(
     await fresh.shutdown()
 
 
+async def test_a_stored_table_writes_its_rules_once_and_its_draws_and_reads_full_rows_too(
+    service: TableService, store: MemoryStore
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    stored = store.state(table.id)
+    assert "rules" not in stored["game"] and stored["game"]["rng"] == {"draws": [["shuffle", 52]]}
+    # Under a 4 KiB page, which SQLite then writes without overflow pages.
+    assert len(store.saved[table.id]) < 3000
+    game = table.game
+    assert game is not None
+    version, words, gauss = game.rng.getstate()
+    full = json.loads(store.saved[table.id])
+    full["game"]["rules"] = full["rules"]
+    full["game"]["rng"] = [version, list(words), gauss]
+    again = Table.from_json(full)
+    assert again.game is not None and again.game.rng.getstate() == game.rng.getstate()
+    written = again.to_json()
+    assert "rules" not in written["game"] and written["game"]["rng"] != stored["game"]["rng"]
+    written["game"]["rng"] = stored["game"]["rng"]
+    assert written == stored
+
+
 async def test_an_unreadable_table_is_set_aside_and_the_others_start(
     service: TableService, store: MemoryStore, clock: FakeClock
 ) -> None:
