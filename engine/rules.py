@@ -248,23 +248,9 @@ def rules_from_json(data: Mapping[str, Any]) -> RuleSet:
         raise RulesError(_describe(exc)) from None
 
 
-# The JSON of the rule sets written lately, by identity: a running table writes its (frozen,
-# unhashable) rules at every move. Each entry holds its rule set, so its id is not reused
-# while it is kept; the oldest entry goes when the memo is full.
-RULES_JSON_KEPT = 512
-_written: dict[int, tuple[RuleSet, dict[str, Any]]] = {}
-
-
 def rules_to_json(rules: RuleSet) -> dict[str, Any]:
-    """Write a rule set as JSON data (for the same rule set the same dict again: read-only)."""
-    kept = _written.get(id(rules))
-    if kept is not None and kept[0] is rules:
-        return kept[1]
-    data = rules.model_dump(mode="json")
-    if len(_written) >= RULES_JSON_KEPT:
-        del _written[next(iter(_written))]
-    _written[id(rules)] = (rules, data)
-    return data
+    """Write a rule set as plain JSON data."""
+    return rules.model_dump(mode="json")
 
 
 def matching_preset(rules: RuleSet) -> str | None:

@@ -113,6 +113,11 @@ class Table:
     ended_at: float | None = None
     ended_reason: str | None = None
     previous_loser: int | None = None
+    # The rules' JSON as last written, with the rule set it is of: a table writes its
+    # (frozen) rules at every move, and they change only in the lobby, by a new rule set.
+    _rules_json: tuple[RuleSet, dict[str, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def phase(self) -> Phase:
@@ -158,7 +163,7 @@ class Table:
             "channel_id": self.channel_id,
             "host_id": self.host_id,
             "preset": self.preset,
-            "rules": rules_to_json(self.rules),
+            "rules": self.rules_json(),
             "seed": self.seed,
             "turn_seconds": self.turn_seconds,
             "idle_turns": self.idle_turns,
@@ -179,6 +184,13 @@ class Table:
             "ended_reason": self.ended_reason,
             "previous_loser": self.previous_loser,
         }
+
+    def rules_json(self) -> dict[str, Any]:
+        """Write the table's rules as JSON, once per rule set (read-only: it is kept)."""
+        kept = self._rules_json
+        if kept is None or kept[0] is not self.rules:
+            kept = self._rules_json = (self.rules, rules_to_json(self.rules))
+        return kept[1]
 
     def _game_json(self) -> dict[str, Any] | None:
         """Write the game, its rules only if they are not the table's (they are written once)."""

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import engine.rules
 from engine.rules import (
     PRESETS,
-    RULES_JSON_KEPT,
     RulesError,
     make_rules,
     matching_preset,
@@ -59,15 +57,3 @@ def test_power_override_replaces_only_named_ranks() -> None:
         "classic", {"powers": {"7": {"play": "fits", "effects": ["lower"]}, "2": None}}
     )
     assert set(rules.powers) == {"7", "10", "JK"}
-
-
-def test_a_rule_set_s_json_is_written_once_and_the_memo_stays_bounded() -> None:
-    rules = make_rules("classic")
-    first = rules_to_json(rules)
-    assert rules_to_json(rules) is first
-    # An equal rule set of its own, and a different one, each get their own JSON.
-    assert rules_to_json(make_rules("classic")) == first
-    assert rules_to_json(make_rules("classic", {"jokers": 2}))["jokers"] == 2
-    many = [make_rules("classic", {"decks": 1 + n % 4}) for n in range(RULES_JSON_KEPT + 50)]
-    assert [rules_to_json(each)["decks"] for each in many] == [each.decks for each in many]
-    assert len(engine.rules._written) == RULES_JSON_KEPT

@@ -347,6 +347,31 @@ async def test_a_stored_table_writes_its_rules_once_and_its_draws_and_reads_full
     assert written == stored
 
 
+async def test_a_table_writes_its_rules_json_once_per_rule_set(
+    service: TableService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await seated(service, ANA, BEN)
+    dumped: list[object] = []
+    dump = type(table.rules).model_dump
+
+    def counted(rules: Any, **kwargs: Any) -> Any:
+        dumped.append(rules)
+        return dump(rules, **kwargs)
+
+    monkeypatch.setattr(type(table.rules), "model_dump", counted)
+    # The service wrote the table at each change, with one dump of its rules.
+    first = table.to_json()
+    assert table.to_json()["rules"] is first["rules"] and dumped == []
+    # New rules (chosen in the lobby) are written anew, and their JSON is theirs.
+    table.rules = make_rules("classic", {"jokers": 2})
+    assert table.to_json()["rules"]["jokers"] == 2 and len(dumped) == 1
+    table.to_json()
+    assert len(dumped) == 1
+    # Another table with equal rules keeps its own: nothing is shared between tables.
+    other = Table.from_json(first)
+    assert other.to_json()["rules"] == first["rules"] and len(dumped) == 2
+
+
 async def test_an_unreadable_table_is_set_aside_and_the_others_start(
     service: TableService, store: MemoryStore, clock: FakeClock
 ) -> None:
