@@ -335,8 +335,10 @@ class SqliteDatabase(Database):
         self._db = db
         self._connection = _SqliteConnection(db)
         self._lock = asyncio.Lock()
-        # The writes waiting for the next group commit, in the order they were asked for.
+        # The writes waiting for the next group commit, in the order they were asked for ...
         self._waiting: list[_Write] = []
+        # ... and the one task that commits them, group after group, while any wait.
+        self._leader: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path | str, migrations: list[Migration]) -> SqliteDatabase:
@@ -404,15 +406,28 @@ class SqliteDatabase(Database):
     async def write(self, guild_id: int, sql: str, params: Sequence[object]) -> None:
         """Run a statement in the next group commit; raise its own error if it was not stored.
 
-        The first write to get the connection commits every write waiting, in order; those
-        behind it find theirs done. No owner to check (`check_owner`): the file is ours.
+        One task (`_lead`) waits for the connection and commits every write waiting, in
+        order, group after group; the writers only wait for their own outcome (with a waiter
+        each on the connection's lock, every commit would wake them all in turn to find
+        theirs done). No owner to check (`check_owner`): the file is ours.
         """
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         write = (sql, params, done)
         self._waiting.append(write)
+        if self._leader is None:
+            self._leader = asyncio.create_task(self._lead(), name="sqlite-group-commit")
         try:
-            async with self._lock:
-                if not done.done():
+            await done
+        except asyncio.CancelledError:
+            if write in self._waiting:  # never taken into a commit: it is not made
+                self._waiting.remove(write)
+            raise
+
+    async def _lead(self) -> None:
+        """Commit the waiting writes, a group at a time, until none wait."""
+        try:
+            while self._waiting:
+                async with self._lock:
                     writes, self._waiting = self._waiting, []
                     # One call on aiosqlite's thread (its `_execute`, which it does not name
                     # publicly), instead of a round trip per statement.
@@ -420,16 +435,16 @@ class SqliteDatabase(Database):
                     commit = asyncio.ensure_future(
                         run(_commit_writes, self._db._conn, [w[:2] for w in writes])  # type: ignore[no-untyped-call]
                     )
-                    # The writes are told when the commit ends, even if this caller is
+                    # The writes are told when the commit ends, even if this task is
                     # cancelled while it runs (its thread finishes it regardless).
                     commit.add_done_callback(partial(_settle, writes))
                     await asyncio.wait([commit])
-        except asyncio.CancelledError:
-            if write in self._waiting:  # never taken into a commit: it is not made
-                self._waiting.remove(write)
+        finally:
+            self._leader = None
+            # Cancelled (the bot stopping) before taking them: these writes are not made.
+            waiting, self._waiting = self._waiting, []
+            for _sql, _params, done in waiting:
                 done.cancel()
-            raise
-        await done
 
     async def hold_ratings(self, connection: Connection) -> None:
         """Nothing to hold: one process owns the file, and its transactions take turns."""

@@ -87,11 +87,15 @@ def commits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 async def test_writes_waiting_together_are_committed_in_one_transaction(
     storage: Storage, commits: list[int]
 ) -> None:
-    await asyncio.gather(*(storage.save_table(state(f"t{i:02d}", i)) for i in range(20)))
-    # The first write finds the connection free and goes alone; the 19 behind it go together.
-    assert commits == [1, 19]
+    first = [asyncio.create_task(storage.save_table(state(f"t{i:02d}", i))) for i in range(20)]
+    while not commits:  # the 20 asked for together are being committed together ...
+        await asyncio.sleep(0.001)
+    # ... and the 10 asked for meanwhile go in the next group.
+    await asyncio.gather(*(storage.save_table(state(f"u{i:02d}", i)) for i in range(10)))
+    await asyncio.gather(*first)
+    assert commits == [20, 10]
     assert [row.text for row in await storage.running_tables()] == [
-        json.dumps({"version": i}) for i in range(20)
+        json.dumps({"version": i}) for i in (*range(20), *range(10))
     ]
 
 
@@ -99,7 +103,7 @@ async def test_one_tables_writes_land_in_the_order_they_were_asked_for(
     storage: Storage, commits: list[int]
 ) -> None:
     await asyncio.gather(*(storage.save_table(state("t", version)) for version in range(1, 11)))
-    assert len(commits) == 2
+    assert commits == [10]
     assert await storage.running_tables() == [RunningRow("t", 1, 2, json.dumps({"version": 10}))]
 
 
@@ -114,7 +118,7 @@ async def test_a_failed_commit_fails_every_write_of_its_group_and_stores_none(
         storage.save_table(state("new", 2)),
         return_exceptions=True,
     )
-    assert commits[3:] == [1, 3]
+    assert commits[3:] == [4]
     assert all(isinstance(each, sqlite3.DatabaseError) for each in results), results
     assert await storage.running_tables() == [
         RunningRow(f"t{i}", 1, 2, json.dumps({"version": 1})) for i in range(3)
@@ -138,7 +142,7 @@ async def test_a_statement_that_fails_alone_fails_only_its_own_write(
         storage.save_table(state("c", 1)),
         return_exceptions=True,
     )
-    assert commits == [1, 3]
+    assert commits == [4]
     assert [type(each) for each in results] == [
         type(None),
         type(None),
@@ -149,10 +153,12 @@ async def test_a_statement_that_fails_alone_fails_only_its_own_write(
 
 
 async def test_a_cancelled_write_not_yet_taken_is_not_stored(storage: Storage) -> None:
-    first = asyncio.create_task(storage.save_table(state("a", 1)))
-    second = asyncio.create_task(storage.save_table(state("b", 1)))
-    await asyncio.sleep(0)  # both are waiting: the first commits, the second waits for it
-    second.cancel()
+    async with storage.database.transaction():  # the connection is busy: both wait
+        first = asyncio.create_task(storage.save_table(state("a", 1)))
+        second = asyncio.create_task(storage.save_table(state("b", 1)))
+        await asyncio.sleep(0.01)
+        second.cancel()
+        await asyncio.sleep(0)
     await first
     with pytest.raises(asyncio.CancelledError):
         await second
