@@ -2,6 +2,7 @@
 
     python -m bench.memory --tables 500 --pictures off --max-seconds 120
     python -m bench.memory --at 45 --every 20 --trace -- --tables 150 --pictures off
+    python -m bench.memory --at 95 --trace --frames 1 -- --tables 500 --pictures off
 
 Runs `python -m bench.load` with the arguments it does not know itself (or those after
 `--`); `--at` seconds after the bot process starts, and then every `--every` seconds, the
@@ -13,7 +14,9 @@ the coroutines alive by name. With `--trace` the bot runs under `tracemalloc` fr
 first import, and the report adds the bytes allocated by each package (the bot's own, each
 library, each standard module) and the biggest allocating lines: the bot then needs about
 twice the memory and more CPU (and stops for a minute or more to write each report), so
-its RSS figures are not comparable. The load bench's
+its RSS figures are not comparable. `--frames 1` keeps only the allocating line (imports
+are then counted to the importing machinery): at 500 tables the default ten frames slow the
+bot to a few hundred moves and it is stopped before its report is written. The load bench's
 own figures (the bot's peak RSS among them) are printed as usual.
 """
 
@@ -55,7 +58,7 @@ KEPT = (
 ARENA_BYTES = 1 << 20
 STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
 MB = 1024 * 1024
-# Frames kept per traced allocation: enough to see past the import machinery.
+# Frames kept per traced allocation by default: enough to see past the import machinery.
 TRACE_FRAMES = 10
 
 
@@ -238,15 +241,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--trace", action="store_true", help="trace the bot's allocations (RSS not comparable)"
     )
+    parser.add_argument(
+        "--frames",
+        type=int,
+        default=TRACE_FRAMES,
+        help=f"frames kept per traced allocation with --trace (default {TRACE_FRAMES})",
+    )
     parser.add_argument("--report", type=Path, default=Path("memory-report.txt"))
     args, load = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     load = [word for word in load if word != "--"]
+    if args.frames < 1:
+        parser.error("--frames takes a number of frames above 0")
     if args.every is not None and args.every <= 0:
         parser.error("--every takes a number of seconds above 0")
     env = dict(os.environ, BENCH_MEMORY_REPORT=str(args.report.resolve()))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK), env.get("PYTHONPATH")]))
     if args.trace:
-        env["PYTHONTRACEMALLOC"] = str(TRACE_FRAMES)
+        env["PYTHONTRACEMALLOC"] = str(args.frames)
     bench = subprocess.Popen([sys.executable, "-m", "bench.load", *load], cwd=ROOT, env=env)
     child = None
     while child is None and bench.poll() is None:

@@ -74,3 +74,5 @@ def test_a_traced_process_reports_its_bytes_by_package_and_line() -> None:
 def test_the_load_benchs_arguments_pass_through_and_every_is_checked() -> None:
     with pytest.raises(SystemExit):
         main(["--every", "0", "--tables", "1"])
+    with pytest.raises(SystemExit):
+        main(["--trace", "--frames", "0", "--tables", "1"])
