@@ -10,7 +10,10 @@ bot writes to the report (default `memory-report.txt`): its RSS by part (mapped 
 Python's small-object arenas, glibc's heap, SQLite, the rest), the lines it comes from
 (`/proc/self/smaps_rollup`, `sys._debugmallocstats`, glibc's `malloc_stats`), the objects
 the garbage collector tracks counted by type (`sys.getsizeof`, contents not included) and
-the coroutines alive by name. With `--trace` the bot runs under `tracemalloc` from its
+the coroutines alive by name. With `--trace-from S` the bot starts `tracemalloc` S seconds
+after it starts (after the opening burst, say), and the reports add the biggest lines
+among the allocations made since that are still alive: what play holds, at about the
+moves of an untraced run. With `--trace` the bot runs under `tracemalloc` from its
 first import, and the report adds the bytes allocated by each package (the bot's own, each
 library, each standard module) and the biggest allocating lines: the bot then needs about
 twice the memory and more CPU (and stops for a minute or more to write each report), so
@@ -203,15 +206,20 @@ def report() -> str:
     return "\n".join(lines) + "\n"
 
 
-def install(path: str, signum: int) -> None:
-    """Append a report to `path` each time the process gets `signum`."""
+def install(path: str, signum: int, trace_signum: int | None = None, frames: int = 1) -> None:
+    """Append a report to `path` at each `signum`; start tracing `frames` deep at `trace_signum`."""
 
     def write(*_: object) -> None:
         text = report()
         with open(path, "a") as out:
             out.write(text)
 
+    def trace(*_: object) -> None:
+        tracemalloc.start(frames)
+
     signal.signal(signum, write)
+    if trace_signum is not None:
+        signal.signal(trace_signum, trace)
 
 
 def bot_child(bench: int) -> int | None:
@@ -247,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
         default=TRACE_FRAMES,
         help=f"frames kept per traced allocation with --trace (default {TRACE_FRAMES})",
     )
+    parser.add_argument(
+        "--trace-from",
+        type=float,
+        default=None,
+        help="start tracing N seconds after the bot starts, before --at (RSS not comparable)",
+    )
     parser.add_argument("--report", type=Path, default=Path("memory-report.txt"))
     args, load = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     load = [word for word in load if word != "--"]
@@ -254,8 +268,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--frames takes a number of frames above 0")
     if args.every is not None and args.every <= 0:
         parser.error("--every takes a number of seconds above 0")
+    if args.trace_from is not None and (args.trace or not 0 <= args.trace_from < args.at):
+        parser.error("--trace-from takes the seconds before --at, and no --trace")
     env = dict(os.environ, BENCH_MEMORY_REPORT=str(args.report.resolve()))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK), env.get("PYTHONPATH")]))
+    env["BENCH_MEMORY_FRAMES"] = str(args.frames)
     if args.trace:
         env["PYTHONTRACEMALLOC"] = str(args.frames)
     bench = subprocess.Popen([sys.executable, "-m", "bench.load", *load], cwd=ROOT, env=env)
@@ -265,7 +282,13 @@ def main(argv: list[str] | None = None) -> int:
         child = bot_child(bench.pid)
     started = time.monotonic()
     due = args.at
+    trace_due = args.trace_from
     while child is not None and bench.poll() is None:
+        if trace_due is not None and time.monotonic() - started >= trace_due:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGUSR2)
+                print(f"bench.memory: the bot ({child}) traces its allocations", flush=True)
+            trace_due = None
         if time.monotonic() - started >= due:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGUSR1)

@@ -43,6 +43,23 @@ def test_the_signal_appends_a_report(tmp_path: Path) -> None:
     assert path.read_text().count("--- ") == 2
 
 
+def test_the_second_signal_starts_tracing_allocations(tmp_path: Path) -> None:
+    previous = signal.getsignal(signal.SIGUSR1), signal.getsignal(signal.SIGUSR2)
+    install(str(tmp_path / "report.txt"), signal.SIGUSR1, signal.SIGUSR2, frames=1)
+    try:
+        assert not tracemalloc.is_tracing()
+        os.kill(os.getpid(), signal.SIGUSR2)
+        kept = [bytearray(1000) for _ in range(2000)]
+        os.kill(os.getpid(), signal.SIGUSR1)
+    finally:
+        tracemalloc.stop()
+        signal.signal(signal.SIGUSR1, previous[0])
+        signal.signal(signal.SIGUSR2, previous[1])
+    assert len(kept) == 2000
+    # The allocations made since tracing started are named by their line.
+    assert "test_memory.py:" in (tmp_path / "report.txt").read_text().split("traced by line:")[1]
+
+
 def test_the_report_splits_the_rss_into_its_parts() -> None:
     text = report()
     assert "by part:" in text
@@ -76,3 +93,5 @@ def test_the_load_benchs_arguments_pass_through_and_every_is_checked() -> None:
         main(["--every", "0", "--tables", "1"])
     with pytest.raises(SystemExit):
         main(["--trace", "--frames", "0", "--tables", "1"])
+    with pytest.raises(SystemExit):
+        main(["--at", "30", "--trace-from", "40", "--tables", "1"])
