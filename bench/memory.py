@@ -3,6 +3,7 @@
     python -m bench.memory --tables 500 --pictures off --max-seconds 120
     python -m bench.memory --at 45 --every 20 --trace -- --tables 150 --pictures off
     python -m bench.memory --at 95 --trace --frames 1 -- --tables 500 --pictures off
+    python -m bench.memory --core 500
 
 Runs `python -m bench.load` with the arguments it does not know itself (or those after
 `--`); `--at` seconds after the bot process starts, and then every `--every` seconds, the
@@ -21,16 +22,23 @@ its RSS figures are not comparable. `--frames 1` keeps only the allocating line 
 are then counted to the importing machinery): at 500 tables the default ten frames slow the
 bot to a few hundred moves and it is stopped before its report is written. The load bench's
 own figures (the bot's peak RSS among them) are printed as usual.
+
+`--core N` measures the table core alone, in this process and without Discord or a store:
+N tables of three members in play, each waiting for a member's turn, and prints the bytes
+they hold per table (tracemalloc) and the tasks alive for them.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import collections
 import contextlib
 import ctypes
+import functools
 import gc
 import os
+import random
 import re
 import signal
 import subprocess
@@ -222,6 +230,41 @@ def install(path: str, signum: int, trace_signum: int | None = None, frames: int
         signal.signal(trace_signum, trace)
 
 
+async def core_tables(count: int) -> tuple[float, int]:
+    """Open `count` tables in play in the core; give the bytes each holds and the tasks alive."""
+    from bench.storage import MEMBERS, first_offer
+    from engine.rules import make_rules
+    from tables.intents import Join, Start
+    from tables.model import TableConfig
+    from tables.service import TableService
+
+    service = TableService(seeds=functools.partial(random.Random(1).randrange, 2**31))
+    config = TableConfig(make_rules("classic"), "classic", 90, 3, 30)
+    host, *others = MEMBERS
+    tasks = len(asyncio.all_tasks())
+    gc.collect()
+    tracemalloc.start()
+    for channel in range(count):
+        table_id = (await service.create(1, channel, host, config)).snapshot.id
+        for member in others:
+            await service.submit(table_id, member, Join())
+        await service.submit(table_id, host, Start())
+        table = service.get(table_id)
+        while table.game is not None and table.phase == "setup":
+            seat = next(iter(table.game.to_act()))
+            intent = first_offer(table, seat)
+            await service.submit(table_id, MEMBERS[seat], intent, table.seats[seat].version)
+            # As between clicks, the event loop runs what is ready (timers called off end).
+            await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    alive = len(asyncio.all_tasks()) - tasks
+    await service.shutdown()
+    return held / count, alive
+
+
 def bot_child(bench: int) -> int | None:
     """Find the bench's bot process (its child running `--run-bot`)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -261,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="start tracing N seconds after the bot starts, before --at (RSS not comparable)",
     )
+    parser.add_argument(
+        "--core", type=int, default=None, help="measure N tables in the table core alone"
+    )
     parser.add_argument("--report", type=Path, default=Path("memory-report.txt"))
     args, load = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     load = [word for word in load if word != "--"]
@@ -270,6 +316,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--every takes a number of seconds above 0")
     if args.trace_from is not None and (args.trace or not 0 <= args.trace_from < args.at):
         parser.error("--trace-from takes the seconds before --at, and no --trace")
+    if args.core is not None:
+        if args.core < 1:
+            parser.error("--core takes a number of tables above 0")
+        per_table, tasks = asyncio.run(core_tables(args.core))
+        print(
+            f"core: {args.core} tables of 3 members in play, each waiting for a member's turn: "
+            f"{per_table / 1024:.1f} KB per table (tracemalloc), {tasks} tasks alive"
+        )
+        return 0
     env = dict(os.environ, BENCH_MEMORY_REPORT=str(args.report.resolve()))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK), env.get("PYTHONPATH")]))
     env["BENCH_MEMORY_FRAMES"] = str(args.frames)

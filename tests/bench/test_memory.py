@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.memory import ROOT, install, main, package_of, report
+from bench.memory import ROOT, core_tables, install, main, package_of, report
 
 
 def test_the_report_names_the_allocators_and_the_objects_alive() -> None:
@@ -95,3 +95,10 @@ def test_the_load_benchs_arguments_pass_through_and_every_is_checked() -> None:
         main(["--trace", "--frames", "0", "--tables", "1"])
     with pytest.raises(SystemExit):
         main(["--at", "30", "--trace-from", "40", "--tables", "1"])
+
+
+async def test_the_core_bench_counts_bytes_and_no_task_per_waiting_table() -> None:
+    per_table, tasks = await core_tables(3)
+    # Three tables dealt and in play hold their games: kilobytes each, and no timer task.
+    assert 4 * 1024 < per_table < 100 * 1024
+    assert tasks == 0
