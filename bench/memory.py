@@ -196,6 +196,11 @@ def report() -> str:
     lines += allocators
     lines.append(f"sqlite memory used, high-water: {sqlite}")
     lines += traced()
+    # Cyclic garbage lives until a collection of its generation: what each freed so far.
+    lines.append(
+        f"collector thresholds {gc.get_threshold()}, counts {gc.get_count()}, by generation:"
+    )
+    lines += [f"  {gen}: {stats}" for gen, stats in enumerate(gc.get_stats())]
     objects = gc.get_objects()
     counts: collections.Counter[str] = collections.Counter()
     sizes: collections.Counter[str] = collections.Counter()

@@ -24,6 +24,7 @@ def test_the_report_names_the_allocators_and_the_objects_alive() -> None:
     assert "Rss:" in text
     assert "# bytes in allocated blocks" in text
     assert "objects tracked by the collector:" in text
+    assert "collector thresholds" in text and "'collected':" in text
     # The coroutines alive are counted by name.
     assert any(
         line.split()[-1].endswith("sleeper") and line.split()[0] == "3"
