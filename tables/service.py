@@ -150,6 +150,8 @@ class TableService:
         """Carry out a member's request, or refuse it with a `TableError`."""
         if isinstance(intent, Rematch):
             return await self._rematch(table_id, member)
+        # A click on a table long gone is refused before a lock is made for it (kept forever).
+        self.get(table_id)
         async with self.lock(table_id):
             table = self.get(table_id)
             if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End | SetHints):
@@ -168,6 +170,7 @@ class TableService:
 
         The search sees the player's own view only and runs where computer moves think.
         """
+        self.get(table_id)  # refused before a lock is made for a table long gone
         async with self.lock(table_id):
             table = self.get(table_id)
             if not table.hints:
@@ -214,6 +217,8 @@ class TableService:
 
     async def abandon(self, table_id: str, reason: str = "abandoned") -> Outcome | None:
         """End a table quietly that cannot be shown (its message failed, its channel is gone)."""
+        if table_id not in self.tables:
+            return None  # no lock is made for a table that is not running
         async with self.lock(table_id):
             table = self.tables.get(table_id)
             if table is None or not table.open:

@@ -141,6 +141,14 @@ async def test_waiting_tables_hold_no_task_and_their_timers_fire(
     assert len(asyncio.all_tasks()) == before
 
 
+async def test_clicks_on_tables_long_gone_leave_no_lock_behind(service: TableService) -> None:
+    for n in range(3):
+        await refused("table_ended", service.submit(f"gone{n}", ANA, Look()))
+    await refused("table_ended", service.hint("gone", ANA, 0))
+    assert await service.abandon("gone") is None
+    assert service._locks == {}
+
+
 async def test_setup_swap_ready_then_play_and_stale_clicks(service: TableService) -> None:
     table = await seated(service, ANA, BEN)
     await service.submit(table.id, ANA, Start())
