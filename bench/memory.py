@@ -2,6 +2,8 @@
 
     python -m bench.memory --tables 500 --pictures off --max-seconds 120
     python -m bench.memory --at 45 --every 20 --trace -- --tables 150 --pictures off
+    python -m bench.memory --at 95 --trace --frames 1 -- --tables 500 --pictures off
+    python -m bench.memory --core 500
 
 Runs `python -m bench.load` with the arguments it does not know itself (or those after
 `--`); `--at` seconds after the bot process starts, and then every `--every` seconds, the
@@ -9,22 +11,34 @@ bot writes to the report (default `memory-report.txt`): its RSS by part (mapped 
 Python's small-object arenas, glibc's heap, SQLite, the rest), the lines it comes from
 (`/proc/self/smaps_rollup`, `sys._debugmallocstats`, glibc's `malloc_stats`), the objects
 the garbage collector tracks counted by type (`sys.getsizeof`, contents not included) and
-the coroutines alive by name. With `--trace` the bot runs under `tracemalloc` from its
+the coroutines alive by name. With `--trace-from S` the bot starts `tracemalloc` S seconds
+after it starts (after the opening burst, say), and the reports add the biggest lines
+among the allocations made since that are still alive: what play holds, at about the
+moves of an untraced run. With `--trace` the bot runs under `tracemalloc` from its
 first import, and the report adds the bytes allocated by each package (the bot's own, each
 library, each standard module) and the biggest allocating lines: the bot then needs about
 twice the memory and more CPU (and stops for a minute or more to write each report), so
-its RSS figures are not comparable. The load bench's
+its RSS figures are not comparable. `--frames 1` keeps only the allocating line (imports
+are then counted to the importing machinery): at 500 tables the default ten frames slow the
+bot to a few hundred moves and it is stopped before its report is written. The load bench's
 own figures (the bot's peak RSS among them) are printed as usual.
+
+`--core N` measures the table core alone, in this process and without Discord or a store:
+N tables of three members in play, each waiting for a member's turn, and prints the bytes
+they hold per table (tracemalloc) and the tasks alive for them.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import collections
 import contextlib
 import ctypes
+import functools
 import gc
 import os
+import random
 import re
 import signal
 import subprocess
@@ -55,7 +69,7 @@ KEPT = (
 ARENA_BYTES = 1 << 20
 STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
 MB = 1024 * 1024
-# Frames kept per traced allocation: enough to see past the import machinery.
+# Frames kept per traced allocation by default: enough to see past the import machinery.
 TRACE_FRAMES = 10
 
 
@@ -182,6 +196,11 @@ def report() -> str:
     lines += allocators
     lines.append(f"sqlite memory used, high-water: {sqlite}")
     lines += traced()
+    # Cyclic garbage lives until a collection of its generation: what each freed so far.
+    lines.append(
+        f"collector thresholds {gc.get_threshold()}, counts {gc.get_count()}, by generation:"
+    )
+    lines += [f"  {gen}: {stats}" for gen, stats in enumerate(gc.get_stats())]
     objects = gc.get_objects()
     counts: collections.Counter[str] = collections.Counter()
     sizes: collections.Counter[str] = collections.Counter()
@@ -200,15 +219,55 @@ def report() -> str:
     return "\n".join(lines) + "\n"
 
 
-def install(path: str, signum: int) -> None:
-    """Append a report to `path` each time the process gets `signum`."""
+def install(path: str, signum: int, trace_signum: int | None = None, frames: int = 1) -> None:
+    """Append a report to `path` at each `signum`; start tracing `frames` deep at `trace_signum`."""
 
     def write(*_: object) -> None:
         text = report()
         with open(path, "a") as out:
             out.write(text)
 
+    def trace(*_: object) -> None:
+        tracemalloc.start(frames)
+
     signal.signal(signum, write)
+    if trace_signum is not None:
+        signal.signal(trace_signum, trace)
+
+
+async def core_tables(count: int) -> tuple[float, int]:
+    """Open `count` tables in play in the core; give the bytes each holds and the tasks alive."""
+    from bench.storage import MEMBERS, first_offer
+    from engine.rules import make_rules
+    from tables.intents import Join, Start
+    from tables.model import TableConfig
+    from tables.service import TableService
+
+    service = TableService(seeds=functools.partial(random.Random(1).randrange, 2**31))
+    config = TableConfig(make_rules("classic"), "classic", 90, 3, 30)
+    host, *others = MEMBERS
+    tasks = len(asyncio.all_tasks())
+    gc.collect()
+    tracemalloc.start()
+    for channel in range(count):
+        table_id = (await service.create(1, channel, host, config)).snapshot.id
+        for member in others:
+            await service.submit(table_id, member, Join())
+        await service.submit(table_id, host, Start())
+        table = service.get(table_id)
+        while table.game is not None and table.phase == "setup":
+            seat = next(iter(table.game.to_act()))
+            intent = first_offer(table, seat)
+            await service.submit(table_id, MEMBERS[seat], intent, table.seats[seat].version)
+            # As between clicks, the event loop runs what is ready (timers called off end).
+            await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    alive = len(asyncio.all_tasks()) - tasks
+    await service.shutdown()
+    return held / count, alive
 
 
 def bot_child(bench: int) -> int | None:
@@ -238,15 +297,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--trace", action="store_true", help="trace the bot's allocations (RSS not comparable)"
     )
+    parser.add_argument(
+        "--frames",
+        type=int,
+        default=TRACE_FRAMES,
+        help=f"frames kept per traced allocation with --trace (default {TRACE_FRAMES})",
+    )
+    parser.add_argument(
+        "--trace-from",
+        type=float,
+        default=None,
+        help="start tracing N seconds after the bot starts, before --at (RSS not comparable)",
+    )
+    parser.add_argument(
+        "--core", type=int, default=None, help="measure N tables in the table core alone"
+    )
     parser.add_argument("--report", type=Path, default=Path("memory-report.txt"))
     args, load = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     load = [word for word in load if word != "--"]
+    if args.frames < 1:
+        parser.error("--frames takes a number of frames above 0")
     if args.every is not None and args.every <= 0:
         parser.error("--every takes a number of seconds above 0")
+    if args.trace_from is not None and (args.trace or not 0 <= args.trace_from < args.at):
+        parser.error("--trace-from takes the seconds before --at, and no --trace")
+    if args.core is not None:
+        if args.core < 1:
+            parser.error("--core takes a number of tables above 0")
+        per_table, tasks = asyncio.run(core_tables(args.core))
+        print(
+            f"core: {args.core} tables of 3 members in play, each waiting for a member's turn: "
+            f"{per_table / 1024:.1f} KB per table (tracemalloc), {tasks} tasks alive"
+        )
+        return 0
     env = dict(os.environ, BENCH_MEMORY_REPORT=str(args.report.resolve()))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK), env.get("PYTHONPATH")]))
+    env["BENCH_MEMORY_FRAMES"] = str(args.frames)
     if args.trace:
-        env["PYTHONTRACEMALLOC"] = str(TRACE_FRAMES)
+        env["PYTHONTRACEMALLOC"] = str(args.frames)
     bench = subprocess.Popen([sys.executable, "-m", "bench.load", *load], cwd=ROOT, env=env)
     child = None
     while child is None and bench.poll() is None:
@@ -254,7 +342,13 @@ def main(argv: list[str] | None = None) -> int:
         child = bot_child(bench.pid)
     started = time.monotonic()
     due = args.at
+    trace_due = args.trace_from
     while child is not None and bench.poll() is None:
+        if trace_due is not None and time.monotonic() - started >= trace_due:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGUSR2)
+                print(f"bench.memory: the bot ({child}) traces its allocations", flush=True)
+            trace_due = None
         if time.monotonic() - started >= due:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGUSR1)

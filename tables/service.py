@@ -1,8 +1,9 @@
 """The table service: every table of the bot, its requests, its timers, its persistence.
 
 Every change to a table happens under that table's lock, bumps its version (so stale clicks
-are recognised), is persisted, and is published to the sink as an outcome. Timers run as one
-task per table and resume from stored deadlines after a restart.
+are recognised), is persisted, and is published to the sink as an outcome. A table's timer
+waits as a callback the event loop holds (no task until it fires, so thousands of waiting
+tables cost a handle each) and resumes from stored deadlines after a restart.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
@@ -43,7 +44,7 @@ from tables.movers import MovePool
 from tables.notes import Note, notes_of
 from tables.outcome import Outcome, Snapshot, snapshot
 from tables.ports import OutcomeSink, StoredState, TableStore, state_text, table_from_text
-from tables.timers import Plan, Timing, plan
+from tables.timers import Armed, Later, Plan, Timing, call_later, plan
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +54,6 @@ LOG_LINES = 6
 ENDED_KEPT = 200
 # A timer whose work failed (the store, say) tries again after this long.
 RETRY_SECONDS = 5.0
-
-Sleeper = Callable[[float], Awaitable[None]]
 
 
 def available_levels() -> list[str]:
@@ -72,7 +71,7 @@ class TableService:
         sink: OutcomeSink | None = None,
         timing: Timing | None = None,
         clock: Callable[[], float] = time.time,
-        sleep: Sleeper = asyncio.sleep,
+        later: Later = call_later,
         seeds: Callable[[], int] | None = None,
         strategies: autoplay.StrategyFactory = get_strategy,
         movers: MovePool | None = None,
@@ -81,7 +80,7 @@ class TableService:
         self.sink = sink
         self.timing = timing or Timing()
         self.clock = clock
-        self.sleep = sleep
+        self.later = later
         self.seeds = seeds or (lambda: random.randrange(2**31))
         self.strategies = strategies
         self.movers = movers or MovePool(0)
@@ -94,7 +93,10 @@ class TableService:
         # nothing) shows it again while the table's version is the one it was made at.
         self._shown: dict[str, Snapshot] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._timers: dict[str, asyncio.Task[None]] = {}
+        # Each running table's armed timer, and the timers' work under way (the loop keeps
+        # only weak references to tasks).
+        self._timers: dict[str, Armed] = {}
+        self._firing: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ lookups
 
@@ -148,6 +150,8 @@ class TableService:
         """Carry out a member's request, or refuse it with a `TableError`."""
         if isinstance(intent, Rematch):
             return await self._rematch(table_id, member)
+        # A click on a table long gone is refused before a lock is made for it (kept forever).
+        self.get(table_id)
         async with self.lock(table_id):
             table = self.get(table_id)
             if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End | SetHints):
@@ -166,6 +170,7 @@ class TableService:
 
         The search sees the player's own view only and runs where computer moves think.
         """
+        self.get(table_id)  # refused before a lock is made for a table long gone
         async with self.lock(table_id):
             table = self.get(table_id)
             if not table.hints:
@@ -212,6 +217,8 @@ class TableService:
 
     async def abandon(self, table_id: str, reason: str = "abandoned") -> Outcome | None:
         """End a table quietly that cannot be shown (its message failed, its channel is gone)."""
+        if table_id not in self.tables:
+            return None  # no lock is made for a table that is not running
         async with self.lock(table_id):
             table = self.tables.get(table_id)
             if table is None or not table.open:
@@ -551,25 +558,28 @@ class TableService:
 
     def _cancel_timer(self, table_id: str) -> None:
         timer = self._timers.pop(table_id, None)
-        if timer is not None and timer is not asyncio.current_task():
+        if timer is not None:
             timer.cancel()
 
     def _schedule(self, table: Table, retry: Plan | None = None) -> None:
-        """(Re)start the table's timer task for its current state."""
-        current = asyncio.current_task()
-        old = self._timers.pop(table.id, None)
-        if old is not None and old is not current:
-            old.cancel()
+        """(Re)arm the table's timer for its current state."""
+        self._cancel_timer(table.id)
         planned = retry or plan(table, self.clock(), self.timing)
         if planned is None:
             return
-        self._timers[table.id] = asyncio.create_task(
-            self._fire(table.id, table.version, planned), name=f"table-{table.id}-timer"
-        )
+        table_id, version = table.id, table.version
+
+        def due() -> None:
+            """Start the timer's work: it awaits the table's lock and maybe a computer's move."""
+            self._timers.pop(table_id, None)
+            task = asyncio.get_running_loop().create_task(self._fire(table_id, version, planned))
+            self._firing.add(task)
+            task.add_done_callback(self._firing.discard)
+
+        self._timers[table_id] = self.later(max(0.0, planned.when - self.clock()), due)
 
     async def _fire(self, table_id: str, version: int, planned: Plan) -> None:
-        """Wait for the planned moment and carry it out if the table has not moved since."""
-        await self.sleep(max(0.0, planned.when - self.clock()))
+        """Carry out the planned moment if the table has not moved since it was planned."""
         table = self.tables.get(table_id)
         if table is None or not table.open or table.version != version:
             return
@@ -701,13 +711,16 @@ class TableService:
             return None
 
     async def shutdown(self) -> None:
-        """Stop every timer (the tables stay stored)."""
-        for task in self._timers.values():
+        """Stop every timer and the timers' work under way (the tables stay stored)."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        firing = list(self._firing)
+        for task in firing:
             task.cancel()
-        for task in list(self._timers.values()):
+        for task in firing:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self._timers.clear()
 
     def _new_id(self) -> str:
         while True:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from tables.model import Table
 
@@ -22,7 +24,7 @@ class Timing:
     remind_seconds: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     """The next thing a table's timer does: at `when`, `kind`, for `seat`."""
 
@@ -55,3 +57,19 @@ def plan(table: Table, now: float, timing: Timing) -> Plan | None:
     if not table.reminded and remind_at < deadline:
         return Plan(max(remind_at, now), "remind", turn)
     return Plan(deadline, "timeout", turn)
+
+
+class Armed(Protocol):
+    """A callback waiting for its moment, which can be called off."""
+
+    def cancel(self) -> None:
+        """Call the callback off."""
+
+
+# Call back after that many seconds: the event loop's `call_later` (tests move a fake clock).
+Later = Callable[[float, Callable[[], None]], Armed]
+
+
+def call_later(seconds: float, callback: Callable[[], None]) -> Armed:
+    """Have the running event loop call `callback` after `seconds`."""
+    return asyncio.get_running_loop().call_later(seconds, callback)

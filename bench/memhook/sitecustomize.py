@@ -16,4 +16,5 @@ if "--run-bot" in sys.argv and os.environ.get("BENCH_MEMORY_REPORT"):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench.memory import install
 
-    install(os.environ["BENCH_MEMORY_REPORT"], signal.SIGUSR1)
+    frames = int(os.environ.get("BENCH_MEMORY_FRAMES", "1"))
+    install(os.environ["BENCH_MEMORY_REPORT"], signal.SIGUSR1, signal.SIGUSR2, frames)

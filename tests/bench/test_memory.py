@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.memory import ROOT, install, main, package_of, report
+from bench.memory import ROOT, core_tables, install, main, package_of, report
 
 
 def test_the_report_names_the_allocators_and_the_objects_alive() -> None:
@@ -24,6 +24,7 @@ def test_the_report_names_the_allocators_and_the_objects_alive() -> None:
     assert "Rss:" in text
     assert "# bytes in allocated blocks" in text
     assert "objects tracked by the collector:" in text
+    assert "collector thresholds" in text and "'collected':" in text
     # The coroutines alive are counted by name.
     assert any(
         line.split()[-1].endswith("sleeper") and line.split()[0] == "3"
@@ -41,6 +42,23 @@ def test_the_signal_appends_a_report(tmp_path: Path) -> None:
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert path.read_text().count("--- ") == 2
+
+
+def test_the_second_signal_starts_tracing_allocations(tmp_path: Path) -> None:
+    previous = signal.getsignal(signal.SIGUSR1), signal.getsignal(signal.SIGUSR2)
+    install(str(tmp_path / "report.txt"), signal.SIGUSR1, signal.SIGUSR2, frames=1)
+    try:
+        assert not tracemalloc.is_tracing()
+        os.kill(os.getpid(), signal.SIGUSR2)
+        kept = [bytearray(1000) for _ in range(2000)]
+        os.kill(os.getpid(), signal.SIGUSR1)
+    finally:
+        tracemalloc.stop()
+        signal.signal(signal.SIGUSR1, previous[0])
+        signal.signal(signal.SIGUSR2, previous[1])
+    assert len(kept) == 2000
+    # The allocations made since tracing started are named by their line.
+    assert "test_memory.py:" in (tmp_path / "report.txt").read_text().split("traced by line:")[1]
 
 
 def test_the_report_splits_the_rss_into_its_parts() -> None:
@@ -74,3 +92,14 @@ def test_a_traced_process_reports_its_bytes_by_package_and_line() -> None:
 def test_the_load_benchs_arguments_pass_through_and_every_is_checked() -> None:
     with pytest.raises(SystemExit):
         main(["--every", "0", "--tables", "1"])
+    with pytest.raises(SystemExit):
+        main(["--trace", "--frames", "0", "--tables", "1"])
+    with pytest.raises(SystemExit):
+        main(["--at", "30", "--trace-from", "40", "--tables", "1"])
+
+
+async def test_the_core_bench_counts_bytes_and_no_task_per_waiting_table() -> None:
+    per_table, tasks = await core_tables(3)
+    # Three tables dealt and in play hold their games: kilobytes each, and no timer task.
+    assert 4 * 1024 < per_table < 100 * 1024
+    assert tasks == 0

@@ -175,7 +175,7 @@ async def test_moves_of_two_tables_in_a_failed_group_are_each_undone_and_work_af
             store=StorageTableStore(storage),
             timing=TIMING,
             clock=clock,
-            sleep=clock.sleep,
+            later=clock.later,
             seeds=lambda: 7,
         )
         for _ in range(2)

@@ -51,7 +51,7 @@ async def example(path: Path) -> str:
     clock = FakeClock()
     store = StorageTableStore(storage)
     service = TableService(
-        store=store, timing=TIMING, clock=clock, sleep=clock.sleep, seeds=lambda: 7
+        store=store, timing=TIMING, clock=clock, later=clock.later, seeds=lambda: 7
     )
     try:
         quiet = dataclasses.replace(config(turn=60), pictures=False)

@@ -52,7 +52,7 @@ async def services(clock: FakeClock, storage: Storage) -> AsyncIterator[Services
             sink=recorder,
             timing=TIMING,
             clock=clock,
-            sleep=clock.sleep,
+            later=clock.later,
             seeds=lambda: 7,
         )
         made.append(service)

@@ -141,7 +141,7 @@ def service(
         sink=recorder or Recorder(),
         timing=TIMING,
         clock=clock,
-        sleep=clock.sleep,
+        later=clock.later,
         seeds=lambda: 7,
     )
 

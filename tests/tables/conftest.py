@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -22,30 +22,48 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
+class FakeTimer:
+    """A callback armed on the fake clock, as the event loop's `call_later` arms one."""
+
+    def __init__(self, when: float, callback: Callable[[], None]) -> None:
+        self.when = when
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
 class FakeClock:
-    """A clock the test moves; the service's sleeps end when it passes their moment."""
+    """A clock the test moves; the service's timers fire when it passes their moment."""
 
     def __init__(self) -> None:
         self.now = 1000.0
-        self.sleepers: list[tuple[float, asyncio.Future[None]]] = []
+        self.timers: list[FakeTimer] = []
 
     def __call__(self) -> float:
         return self.now
 
-    async def sleep(self, seconds: float) -> None:
-        future = asyncio.get_running_loop().create_future()
-        self.sleepers.append((self.now + seconds, future))
-        await future
+    def later(self, seconds: float, callback: Callable[[], None]) -> FakeTimer:
+        timer = FakeTimer(self.now + seconds, callback)
+        self.timers.append(timer)
+        return timer
+
+    @property
+    def armed(self) -> int:
+        """Count the timers waiting to fire."""
+        return sum(not timer.cancelled for timer in self.timers)
 
     async def advance(self, seconds: float, step: float = 0.5) -> None:
         end = self.now + seconds
         while self.now < end:
             self.now = min(end, self.now + step)
-            for when, future in list(self.sleepers):
-                if when <= self.now:
-                    self.sleepers.remove((when, future))
-                    if not future.done():
-                        future.set_result(None)
+            # As the event loop does: the due ones in the order of their moments.
+            due = sorted((t for t in self.timers if t.when <= self.now), key=lambda t: t.when)
+            self.timers = [timer for timer in self.timers if timer.when > self.now]
+            for timer in due:
+                if not timer.cancelled:
+                    timer.callback()
             await settle()
 
 
@@ -138,7 +156,7 @@ async def service(
     clock: FakeClock, store: MemoryStore, recorder: Recorder
 ) -> AsyncIterator[TableService]:
     svc = TableService(
-        store=store, sink=recorder, timing=TIMING, clock=clock, sleep=clock.sleep, seeds=lambda: 7
+        store=store, sink=recorder, timing=TIMING, clock=clock, later=clock.later, seeds=lambda: 7
     )
     yield svc
     await svc.shutdown()

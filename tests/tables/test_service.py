@@ -122,6 +122,33 @@ async def test_an_abandoned_lobby_closes_itself(
     assert [note.code for note in table.log][-1] == "lobby_closed"
 
 
+async def test_waiting_tables_hold_no_task_and_their_timers_fire(
+    service: TableService, clock: FakeClock
+) -> None:
+    before = len(asyncio.all_tasks())
+    tables = []
+    for channel in range(100):
+        outcome = await service.create(10, channel, ANA, config())
+        await service.submit(outcome.snapshot.id, BEN, Join())
+        await service.submit(outcome.snapshot.id, ANA, Start())
+        tables.append(service.get(outcome.snapshot.id))
+    # A hundred tables in setup wait for their members, each with a timer armed: no tasks.
+    assert len(asyncio.all_tasks()) == before
+    await clock.advance(60)
+    assert {table.phase for table in tables} == {"play"}
+    await clock.advance(30)  # each turn's reminder
+    assert all(table.reminded for table in tables)
+    assert len(asyncio.all_tasks()) == before
+
+
+async def test_clicks_on_tables_long_gone_leave_no_lock_behind(service: TableService) -> None:
+    for n in range(3):
+        await refused("table_ended", service.submit(f"gone{n}", ANA, Look()))
+    await refused("table_ended", service.hint("gone", ANA, 0))
+    assert await service.abandon("gone") is None
+    assert service._locks == {}
+
+
 async def test_setup_swap_ready_then_play_and_stale_clicks(service: TableService) -> None:
     table = await seated(service, ANA, BEN)
     await service.submit(table.id, ANA, Start())
@@ -272,7 +299,7 @@ async def test_a_broken_strategy_does_not_stall_the_table(
         sink=recorder,
         timing=TIMING,
         clock=clock,
-        sleep=clock.sleep,
+        later=clock.later,
         seeds=lambda: 7,
         strategies=factory,
     )
@@ -316,7 +343,7 @@ async def test_a_table_round_trips_and_restores(
     again = Table.from_json(store.state(table.id))
     assert again.to_json() == table.to_json()
     assert store.state(table.id)["format"] == 2
-    fresh = TableService(store=store, clock=clock, sleep=clock.sleep)
+    fresh = TableService(store=store, clock=clock, later=clock.later)
     restored = await fresh.restore()
     assert [t.id for t in restored] == [table.id]
     await clock.advance(60)
@@ -380,7 +407,7 @@ async def test_an_unreadable_table_is_set_aside_and_the_others_start(
     broken = next(table_id for table_id in store.saved if table_id != good.id)
     store.saved[broken] = '{"format": 2, "id": "x", "seats": [{"oops": 1}]'
     store.saved["nojson"] = "not json at all"
-    fresh = TableService(store=store, clock=clock, sleep=clock.sleep)
+    fresh = TableService(store=store, clock=clock, later=clock.later)
     restored = await fresh.restore()
     assert [table.id for table in restored] == [good.id]
     assert set(store.unreadable) == {broken, "nojson"}
@@ -537,7 +564,7 @@ async def test_an_ended_table_is_restored_for_its_rematch(
     table = await seated(service, ANA, BEN, CID)
     await service.submit(table.id, ANA, Start())
     await service.submit(table.id, CID, Leave())
-    fresh = TableService(store=store, clock=clock, sleep=clock.sleep)
+    fresh = TableService(store=store, clock=clock, later=clock.later)
     restored = await fresh.restore()
     assert [(t.id, t.phase) for t in restored] == [(table.id, "over")]
     assert fresh.tables == {} and fresh.find(table.id) is not None
