@@ -43,6 +43,7 @@ def bot_main(argv: list[str]) -> None:
     """Run the bot against a running sandbox until stdin closes (the bench's child)."""
     api_base, gateway_url, token, database, seed, pace, *shards = argv
     from bot.client import Tuning, make_bot, use_discord_at
+    from bot.lifecycle import tune_collector
     from bot.settings import get_settings
 
     logging.basicConfig(
@@ -83,6 +84,7 @@ def bot_main(argv: list[str]) -> None:
         os._exit(0)
 
     threading.Thread(target=leave_with_parent, daemon=True).start()
+    tune_collector()  # as `python -m bot` does
     bot.run(token, log_handler=None)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot.instance import InstanceError
-from bot.lifecycle import StartupError, run_production, run_sandbox
+from bot.lifecycle import StartupError, run_production, run_sandbox, tune_collector
 from bot.logs import setup_logging
 from bot.settings import LOG_LEVELS, SettingsError, load_settings, missing_token
 from bot.storage import StorageError
@@ -103,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for warning in warnings:
         log.warning("%s", warning)
     in_sandbox = args.sandbox or not (args.production or settings.has_token)
+    tune_collector()
     try:
         if in_sandbox:
             setting = "--database" if args.database else "SANDBOX_DATABASE_PATH"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -19,9 +20,11 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import pytest
+
 from bot.client import use_discord_at
 from bot.i18n import DEFAULT_LOCALE
-from bot.lifecycle import Patience, run_until_stopped
+from bot.lifecycle import YOUNG_OBJECTS, Patience, run_until_stopped
 from bot.logs import setup_logging
 from bot.rendering import render_table
 from sandbox.driver import Driver
@@ -261,3 +264,27 @@ def test_a_second_bot_on_the_database_is_refused_until_the_first_is_gone(tmp_pat
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+def test_python_m_bot_tunes_the_collector_before_it_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import bot.cli
+
+    seen: list[tuple[int, int, int]] = []
+
+    async def run_sandbox(*args: object, **kwargs: object) -> str:
+        seen.append(gc.get_threshold())
+        return "stopped"
+
+    monkeypatch.setattr(bot.cli, "run_sandbox", run_sandbox)
+    monkeypatch.setattr(bot.cli, "setup_logging", lambda level: None)
+    threshold = gc.get_threshold()
+    try:
+        assert bot.cli.main(["--sandbox", "--database", str(tmp_path / "x.sqlite3")]) == 0
+        # What was alive was set aside, and new objects are looked at less often.
+        assert seen == [(YOUNG_OBJECTS, *threshold[1:])]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
