@@ -320,12 +320,13 @@ class Answers:
                     return
                 seat = outcome.actor
                 assert seat is not None
+                if selection is not None:
+                    await self.presenter.answer_selection(
+                        interaction, outcome.snapshot, seat, selection
+                    )
+                    return
                 await self.presenter.answer_private(
-                    interaction,
-                    outcome.snapshot,
-                    seat,
-                    edit=True,
-                    selection=selection or Selection(),
+                    interaction, outcome.snapshot, seat, edit=True, selection=Selection()
                 )
         finally:
             self.clicked.discard(view)

@@ -316,9 +316,17 @@ def render_private(
     if picture is not None:
         embed.set_image(url=picture.url)
         pictures = (picture,)
+    return Rendered((embed,), private_view_components(snapshot, seat, locale, selection), pictures)
+
+
+def private_view_components(
+    snapshot: Snapshot, seat: int, locale: str, selection: Selection | None = None
+) -> Components:
+    """Draw a private view's components alone, as `render_private` draws them."""
+    player = snapshot.private.get(seat)
     if player is None or not snapshot.open:
-        return Rendered((embed,), Components(), pictures)
-    return Rendered((embed,), private_components(snapshot, player, locale, selection), pictures)
+        return Components()
+    return private_components(snapshot, player, locale, selection)
 
 
 def private_embed(
