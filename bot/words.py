@@ -56,26 +56,40 @@ def clip(text: str, limit: int) -> str:
 
 def rank_word(rank: int, locale: str) -> str:
     """Name a rank in words: "7", "queen", "joker"."""
-    words = {
-        11: t("jack", locale),
-        12: t("queen", locale),
-        13: t("king", locale),
-        14: t("ace", locale),
-        JOKER: t("joker", locale),
-    }
-    return words.get(rank, rank_name(rank))
+    # Only the word asked for is translated (each literal stays for `make messages`).
+    if rank == 11:
+        return t("jack", locale)
+    if rank == 12:
+        return t("queen", locale)
+    if rank == 13:
+        return t("king", locale)
+    if rank == 14:
+        return t("ace", locale)
+    if rank == JOKER:
+        return t("joker", locale)
+    return rank_name(rank)
+
+
+# Each card's text, written once: a card is the same in every language, and every message
+# drawn writes a hand, the face-up cards, the pile and the moves.
+_CARD_TEXTS: dict[Card, str] = {}
 
 
 def card_text(card: Card) -> str:
     """Write a card with its suit symbol: 10♥, Q♠, 🃏."""
-    if card.rank == JOKER:
-        return "🃏"
-    return f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit or 'S']}"
+    text = _CARD_TEXTS.get(card)
+    if text is None:
+        if card.rank == JOKER:
+            text = "🃏"
+        else:
+            text = f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit or 'S']}"
+        _CARD_TEXTS[card] = text
+    return text
 
 
 def cards_text(cards: Sequence[Card]) -> str:
     """Write cards separated by spaces, or a dash when there are none."""
-    return " ".join(card_text(card) for card in cards) or "—"
+    return " ".join(map(card_text, cards)) or "—"
 
 
 def some_cards_text(cards: Sequence[Card], limit: int, locale: str) -> str:
@@ -156,8 +170,11 @@ def seat_name(snapshot: Snapshot, seat: int, locale: str) -> str:
 
 def level_word(level: str, locale: str) -> str:
     """Name a computer level in words."""
-    words = {"basic": t("basic", locale), "expert": t("expert", locale)}
-    return words.get(level, level)
+    if level == "basic":
+        return t("basic", locale)
+    if level == "expert":
+        return t("expert", locale)
+    return level
 
 
 def names(snapshot: Snapshot, locale: str) -> list[str]:
