@@ -43,7 +43,7 @@ from bot.words import (
 )
 from engine.cards import Card
 from engine.views import PlayerView, SeatView
-from tables.controls import controls
+from tables.controls import Controls, controls
 from tables.outcome import Snapshot
 from tables.service import COMPUTER_LEVELS, available_levels
 
@@ -382,7 +382,13 @@ def private_components(
     chosen = selection or Selection()
     table_id = snapshot.id
     version = snapshot.seats[player.seat].version
-    c = controls(player)
+    # Grouped once per snapshot: a menu choice is answered from the snapshot its view was
+    # drawn from, and each choice draws the components again.
+    own = snapshot.private.get(player.seat) is player
+    found = snapshot.drawn.get(("controls", player.seat)) if own else None
+    c = found if isinstance(found, Controls) else controls(player)
+    if own:
+        snapshot.drawn["controls", player.seat] = c
     rows: list[list[Payload]] = []
     for start in range(0, len(c.plays), MAX_OPTIONS):
         options = [

@@ -87,6 +87,20 @@ def card_text(card: Card) -> str:
     return text
 
 
+# A note's cards as the rules write them ("10H"), in words: the last moves are written
+# again on every message drawn. A string that is no card raises, and is never kept.
+_WRITTEN_TEXTS: dict[str, str] = {}
+
+
+def written_card_text(written: object) -> str:
+    """Write a card a note keeps as the rules write it ("10H") with its suit symbol."""
+    key = str(written)
+    text = _WRITTEN_TEXTS.get(key)
+    if text is None:
+        text = _WRITTEN_TEXTS[key] = card_text(parse_card(key))
+    return text
+
+
 def cards_text(cards: Sequence[Card]) -> str:
     """Write cards separated by spaces, or a dash when there are none."""
     return " ".join(map(card_text, cards)) or "—"
@@ -200,15 +214,15 @@ def note_text(note: Note, snapshot: Snapshot, locale: str) -> str:
             if p.get("zone") == "face_down"
             else t("the stock card", locale)
         )
-        card = card_text(parse_card(str(p["card"])))
+        card = written_card_text(p["card"])
         return t("{name} turned {what}: {card}", locale, name=who, what=what, card=card)
     if code == "played":
         where = t(" from the face-up cards", locale) if p.get("zone") == "face_up" else ""
-        cards = cards_text([parse_card(str(c)) for c in p.get("cards", [])])
+        cards = " ".join(map(written_card_text, p.get("cards", []))) or "—"
         return t("{name} played {cards}{where}", locale, name=who, cards=cards, where=where)
     if code == "burned":
         if p.get("card"):
-            card = card_text(parse_card(str(p["card"])))
+            card = written_card_text(p["card"])
             return t("{name} burned the pile with {card}", locale, name=who, card=card)
         return t("{name} burned the pile with four of a kind", locale, name=who)
     if code == "picked_up":
