@@ -79,8 +79,16 @@ def _upload(rendered: Rendered, shown: tuple[str, ...] | None) -> tuple[str, ...
     return rendered.file_keys
 
 
+def forget_drawn(games: list[list[Snapshot]]) -> None:
+    """Forget what earlier replays drew into the snapshots: the bot draws each one afresh."""
+    for snapshots in games:
+        for snapshot in snapshots:
+            snapshot.drawn.clear()
+
+
 def replay(games: list[list[Snapshot]]) -> float:
     """Draw every move's messages as the presenter would; return the CPU seconds."""
+    forget_drawn(games)
     began = time.thread_time()
     for snapshots in games:
         table_files: tuple[str, ...] | None = None
@@ -118,6 +126,7 @@ class Parts:
 def replay_parts(games: list[list[Snapshot]]) -> dict[str, float]:
     """Draw every move's messages part by part; return each part's CPU seconds."""
     parts = Parts()
+    forget_drawn(games)
     for snapshots in games:
         table_key = ""
         hand_keys: dict[int, str] = {}

@@ -64,15 +64,14 @@ async def acknowledged(
     response, and one that finds the interaction deferred by another process follows that
     deferral.
     """
-    deferring = False
+    # A timer, not a task per click: most clicks are answered before it is due, and a task
+    # is made only for a deferral that is due.
+    deferral: asyncio.Task[None] | None = None
 
     async def thinking() -> None:
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
 
-    async def defer_when_due() -> None:
-        nonlocal deferring
-        await asyncio.sleep(defer_delay(interaction, discord.utils.utcnow()))
-        deferring = True
+    async def defer() -> None:
         try:
             if hold is not None:
                 await hold()
@@ -83,14 +82,18 @@ async def acknowledged(
         except discord.HTTPException:
             log.warning("could not defer a slow answer")
 
-    watcher = asyncio.create_task(defer_when_due())
+    def due() -> None:
+        nonlocal deferral
+        deferral = asyncio.ensure_future(defer())
+
+    delay = defer_delay(interaction, discord.utils.utcnow())
+    timer = asyncio.get_running_loop().call_later(delay, due)
     try:
         yield
     finally:
-        if deferring:
-            await watcher  # a deferral under way is seen through, never cut off
-        else:
-            watcher.cancel()
+        timer.cancel()
+        if deferral is not None:
+            await deferral  # a deferral under way is seen through, never cut off
 
 
 def member_of(interaction: discord.Interaction) -> Member:
@@ -317,12 +320,13 @@ class Answers:
                     return
                 seat = outcome.actor
                 assert seat is not None
+                if selection is not None:
+                    await self.presenter.answer_selection(
+                        interaction, outcome.snapshot, seat, selection
+                    )
+                    return
                 await self.presenter.answer_private(
-                    interaction,
-                    outcome.snapshot,
-                    seat,
-                    edit=True,
-                    selection=selection or Selection(),
+                    interaction, outcome.snapshot, seat, edit=True, selection=Selection()
                 )
         finally:
             self.clicked.discard(view)

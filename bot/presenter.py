@@ -34,7 +34,13 @@ from bot.edits import edit_original, update_message
 from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry
 from bot.ratings import Change
-from bot.rendering import Rendered, Selection, render_private, render_table
+from bot.rendering import (
+    Rendered,
+    Selection,
+    private_view_components,
+    render_private,
+    render_table,
+)
 from bot.storage import MessageRef
 from tables.outcome import Outcome, Snapshot
 
@@ -182,6 +188,15 @@ async def edit_answer(
         interaction,
         lambda: update_message(interaction, **kwargs),
         lambda: edit_original(interaction.followup, **kwargs),
+    )
+
+
+async def edit_components(interaction: discord.Interaction, view: discord.ui.View) -> None:
+    """Answer a click by replacing its message's components alone: the rest stays as shown."""
+    await first_response(
+        interaction,
+        lambda: update_message(interaction, view=view),
+        lambda: edit_original(interaction.followup, view=view),
     )
 
 
@@ -426,6 +441,40 @@ class Presenter:
         if in_dm:
             private.dm, private.dm_shown = editor, shown
         else:
+            private.ephemeral, private.eph_shown = editor, shown
+        self._drop_if_closed(state)
+
+    async def answer_selection(
+        self,
+        interaction: discord.Interaction,
+        snapshot: Snapshot,
+        seat: int,
+        selection: Selection,
+    ) -> None:
+        """Answer a menu choice on a private view by redrawing its components alone.
+
+        A choice is taken only on a view drawn at its seat's current version, so the embed
+        and pictures it shows are the ones a full redraw would draw now; Discord keeps what
+        an update leaves out, so only the components are built and sent.
+        """
+        state = self._state(snapshot)
+        if snapshot.version >= state.latest.version:
+            state.latest = snapshot
+        private = state.private.setdefault(seat, _Private())
+        private.selection = (snapshot.seats[seat].version, selection)
+        in_dm = interaction.guild_id is None
+        locale = self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
+        await edit_components(
+            interaction, private_view_components(snapshot, seat, locale, selection)
+        )
+        editor = _Editor.of(interaction, self.clock())
+        # What it offers is current; its whole fingerprint was not drawn, so a later redraw
+        # is never skipped as already shown.
+        if in_dm:
+            shown = _Shown(private_key(snapshot, seat), None, private.dm_shown.files)
+            private.dm, private.dm_shown = editor, shown
+        else:
+            shown = _Shown(private_key(snapshot, seat), None, private.eph_shown.files)
             private.ephemeral, private.eph_shown = editor, shown
         self._drop_if_closed(state)
 

@@ -43,7 +43,7 @@ from bot.words import (
 )
 from engine.cards import Card
 from engine.views import PlayerView, SeatView
-from tables.controls import controls
+from tables.controls import Controls, controls
 from tables.outcome import Snapshot
 from tables.service import COMPUTER_LEVELS, available_levels
 
@@ -316,9 +316,17 @@ def render_private(
     if picture is not None:
         embed.set_image(url=picture.url)
         pictures = (picture,)
+    return Rendered((embed,), private_view_components(snapshot, seat, locale, selection), pictures)
+
+
+def private_view_components(
+    snapshot: Snapshot, seat: int, locale: str, selection: Selection | None = None
+) -> Components:
+    """Draw a private view's components alone, as `render_private` draws them."""
+    player = snapshot.private.get(seat)
     if player is None or not snapshot.open:
-        return Rendered((embed,), Components(), pictures)
-    return Rendered((embed,), private_components(snapshot, player, locale, selection), pictures)
+        return Components()
+    return private_components(snapshot, player, locale, selection)
 
 
 def private_embed(
@@ -374,7 +382,13 @@ def private_components(
     chosen = selection or Selection()
     table_id = snapshot.id
     version = snapshot.seats[player.seat].version
-    c = controls(player)
+    # Grouped once per snapshot: a menu choice is answered from the snapshot its view was
+    # drawn from, and each choice draws the components again.
+    own = snapshot.private.get(player.seat) is player
+    found = snapshot.drawn.get(("controls", player.seat)) if own else None
+    c = found if isinstance(found, Controls) else controls(player)
+    if own:
+        snapshot.drawn["controls", player.seat] = c
     rows: list[list[Payload]] = []
     for start in range(0, len(c.plays), MAX_OPTIONS):
         options = [

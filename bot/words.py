@@ -56,26 +56,54 @@ def clip(text: str, limit: int) -> str:
 
 def rank_word(rank: int, locale: str) -> str:
     """Name a rank in words: "7", "queen", "joker"."""
-    words = {
-        11: t("jack", locale),
-        12: t("queen", locale),
-        13: t("king", locale),
-        14: t("ace", locale),
-        JOKER: t("joker", locale),
-    }
-    return words.get(rank, rank_name(rank))
+    # Only the word asked for is translated (each literal stays for `make messages`).
+    if rank == 11:
+        return t("jack", locale)
+    if rank == 12:
+        return t("queen", locale)
+    if rank == 13:
+        return t("king", locale)
+    if rank == 14:
+        return t("ace", locale)
+    if rank == JOKER:
+        return t("joker", locale)
+    return rank_name(rank)
+
+
+# Each card's text, written once: a card is the same in every language, and every message
+# drawn writes a hand, the face-up cards, the pile and the moves.
+_CARD_TEXTS: dict[Card, str] = {}
 
 
 def card_text(card: Card) -> str:
     """Write a card with its suit symbol: 10♥, Q♠, 🃏."""
-    if card.rank == JOKER:
-        return "🃏"
-    return f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit or 'S']}"
+    text = _CARD_TEXTS.get(card)
+    if text is None:
+        if card.rank == JOKER:
+            text = "🃏"
+        else:
+            text = f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit or 'S']}"
+        _CARD_TEXTS[card] = text
+    return text
+
+
+# A note's cards as the rules write them ("10H"), in words: the last moves are written
+# again on every message drawn. A string that is no card raises, and is never kept.
+_WRITTEN_TEXTS: dict[str, str] = {}
+
+
+def written_card_text(written: object) -> str:
+    """Write a card a note keeps as the rules write it ("10H") with its suit symbol."""
+    key = str(written)
+    text = _WRITTEN_TEXTS.get(key)
+    if text is None:
+        text = _WRITTEN_TEXTS[key] = card_text(parse_card(key))
+    return text
 
 
 def cards_text(cards: Sequence[Card]) -> str:
     """Write cards separated by spaces, or a dash when there are none."""
-    return " ".join(card_text(card) for card in cards) or "—"
+    return " ".join(map(card_text, cards)) or "—"
 
 
 def some_cards_text(cards: Sequence[Card], limit: int, locale: str) -> str:
@@ -156,8 +184,11 @@ def seat_name(snapshot: Snapshot, seat: int, locale: str) -> str:
 
 def level_word(level: str, locale: str) -> str:
     """Name a computer level in words."""
-    words = {"basic": t("basic", locale), "expert": t("expert", locale)}
-    return words.get(level, level)
+    if level == "basic":
+        return t("basic", locale)
+    if level == "expert":
+        return t("expert", locale)
+    return level
 
 
 def names(snapshot: Snapshot, locale: str) -> list[str]:
@@ -183,15 +214,15 @@ def note_text(note: Note, snapshot: Snapshot, locale: str) -> str:
             if p.get("zone") == "face_down"
             else t("the stock card", locale)
         )
-        card = card_text(parse_card(str(p["card"])))
+        card = written_card_text(p["card"])
         return t("{name} turned {what}: {card}", locale, name=who, what=what, card=card)
     if code == "played":
         where = t(" from the face-up cards", locale) if p.get("zone") == "face_up" else ""
-        cards = cards_text([parse_card(str(c)) for c in p.get("cards", [])])
+        cards = " ".join(map(written_card_text, p.get("cards", []))) or "—"
         return t("{name} played {cards}{where}", locale, name=who, cards=cards, where=where)
     if code == "burned":
         if p.get("card"):
-            card = card_text(parse_card(str(p["card"])))
+            card = written_card_text(p["card"])
             return t("{name} burned the pile with {card}", locale, name=who, card=card)
         return t("{name} burned the pile with four of a kind", locale, name=who)
     if code == "picked_up":

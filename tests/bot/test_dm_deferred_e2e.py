@@ -220,16 +220,17 @@ async def test_a_click_on_the_view_an_answer_drew_is_no_second_click(
     view = await latest_dm(driver, user, table, seat)
     menu = find(view, "sel")
     assert menu is not None
-    answer_private = bot.presenter.answer_private
+    # A menu choice is answered by `answer_selection` (its components alone).
+    answer_selection = bot.presenter.answer_selection
     finishing = asyncio.Event()
 
     async def slow_to_finish(*args: Any, **kwargs: Any) -> None:
-        await answer_private(*args, **kwargs)
+        await answer_selection(*args, **kwargs)
         # The member sees the answer before the bot has heard back that it was sent.
         finishing.set()
         await asyncio.sleep(BUSY_SECONDS)
 
-    monkeypatch.setattr(bot.presenter, "answer_private", slow_to_finish)
+    monkeypatch.setattr(bot.presenter, "answer_selection", slow_to_finish)
     chosen = await driver.select(user, view["id"], menu["custom_id"], ["0"])
     play = find(chosen["response"], "play")
     assert play is not None and not play.get("disabled")
