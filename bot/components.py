@@ -157,16 +157,36 @@ def menu_payload(
     return payload
 
 
-class Components(discord.ui.View):
+class Components:
     """A message's components drawn straight as Discord's payload, rows of buttons and menus.
 
     Building `discord.ui` items to turn them into this payload on every redraw cost more
-    than the rest of the message; a click still reaches its DynamicItem by its custom_id.
+    than the rest of the message, and so did a `discord.ui.View` itself (an id from
+    `os.urandom`, a future, its children walked): our writes through `bot.rest` read only
+    the payload, and a view is made for the few messages discord.py sends (`as_view`). A
+    click still reaches its DynamicItem by its custom_id.
     """
 
+    __slots__ = ("payload",)
+
     def __init__(self, rows: list[list[Payload]] | None = None) -> None:
-        super().__init__(timeout=None)
         self.payload = [{"type": 1, "components": row} for row in rows or () if row]
+
+    def to_components(self) -> list[Payload]:
+        """Return the rows as Discord's payload."""
+        return self.payload
+
+    def as_view(self) -> discord.ui.View:
+        """Make the view discord.py's own sends and edits take."""
+        return _PayloadView(self.payload)
+
+
+class _PayloadView(discord.ui.View):
+    """A `discord.ui.View` that is a ready payload (nothing for discord.py to dispatch)."""
+
+    def __init__(self, payload: list[Payload]) -> None:
+        super().__init__(timeout=None)
+        self.payload = payload
 
     def to_components(self) -> list[Payload]:
         """Return the rows as Discord's payload."""

@@ -30,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 import aiohttp
 import discord
 
+from bot.components import Components
 from bot.edits import edit_original, update_message
 from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry
@@ -191,7 +192,7 @@ async def edit_answer(
     )
 
 
-async def edit_components(interaction: discord.Interaction, view: discord.ui.View) -> None:
+async def edit_components(interaction: discord.Interaction, view: Components) -> None:
     """Answer a click by replacing its message's components alone: the rest stays as shown."""
     await first_response(
         interaction,
@@ -580,7 +581,7 @@ class Presenter:
                 except discord.HTTPException:
                     state.editor = None  # the token expired: edit by REST from now on
             await channel.get_partial_message(ref.message_id or 0).edit(
-                **rendered.edit_kwargs(shown)
+                **rendered.message_edit_kwargs(shown)
             )
         except discord.NotFound:
             # Someone deleted the table message: post it again so the table stays playable.
@@ -731,7 +732,8 @@ class Presenter:
         if ref is not None and ref.channel_id is not None and ref.message_id is not None:
             dm = self.client.get_partial_messageable(ref.channel_id)
             with contextlib.suppress(discord.NotFound):
-                await dm.get_partial_message(ref.message_id).edit(**rendered.edit_kwargs(shown))
+                message = dm.get_partial_message(ref.message_id)
+                await message.edit(**rendered.message_edit_kwargs(shown))
                 return True
         channel = await self.client.create_dm(discord.Object(user_id))
         message = await channel.send(**rendered.send_kwargs())

@@ -76,7 +76,7 @@ class Rendered:
     """
 
     embeds: tuple[discord.Embed, ...]
-    view: discord.ui.View
+    view: Components
     pictures: tuple[Picture, ...] = ()
 
     @property
@@ -105,18 +105,22 @@ class Rendered:
         return hashlib.blake2b(data, digest_size=16).hexdigest()
 
     def send_kwargs(self) -> dict[str, Any]:
-        """Say the message as `send`/`send_message` keywords."""
-        kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view}
+        """Say the message as discord.py's `send`/`send_message` keywords."""
+        kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view.as_view()}
         if self.pictures:
             kwargs["files"] = [picture.file() for picture in self.pictures]
         return kwargs
 
     def edit_kwargs(self, shown: tuple[str, ...] | None = None) -> dict[str, Any]:
-        """Say the message as edit keywords; pictures go up again only if they changed."""
+        """Say the message as `bot.rest` edit keywords; pictures go up again if they changed."""
         kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view}
         if self.file_keys != shown:
             kwargs["attachments"] = [picture.file() for picture in self.pictures]
         return kwargs
+
+    def message_edit_kwargs(self, shown: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """Say the message as discord.py's `Message.edit` keywords."""
+        return {**self.edit_kwargs(shown), "view": self.view.as_view()}
 
 
 # Discord's limits for an embed.

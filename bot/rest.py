@@ -23,7 +23,7 @@ import sys
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, cast
+from typing import Any, Protocol, cast
 from urllib.parse import quote
 
 import aiohttp
@@ -55,11 +55,19 @@ USER_AGENT = (
 JSON = "application/json"
 
 
+class HasComponents(Protocol):
+    """What a message's components are read from: a `discord.ui.View`, or our `Components`."""
+
+    def to_components(self) -> list[dict[str, Any]]:
+        """Return the rows as Discord's payload."""
+        ...
+
+
 def message_body(
     *,
     content: str | None = _UNSET,
     embeds: Sequence[discord.Embed] = _UNSET,
-    view: discord.ui.View | None = _UNSET,
+    view: HasComponents | None = _UNSET,
     attachments: Sequence[discord.File] = _UNSET,
 ) -> tuple[dict[str, Any], list[discord.File]]:
     """Say a message's new parts as Discord's JSON, and the files to upload with it.

@@ -20,6 +20,7 @@ from bot.components import (
     menu_payload,
     option_payload,
 )
+from bot.rest import message_body
 
 Style = discord.ButtonStyle
 LONG = "Pick up " * 30
@@ -104,4 +105,18 @@ def test_components_lay_their_rows_as_a_view_of_the_items_would() -> None:
 def test_components_are_not_kept_as_a_view_to_dispatch() -> None:
     # Clicks reach the DynamicItems by custom_id; discord.py must not keep these per message.
     components = Components([[button_payload(custom_id_of("abc", 0, "hand"), "My hand")]])
-    assert not components.is_dispatchable()
+    view = components.as_view()
+    assert not view.is_dispatchable()
+    assert view.to_components() == components.to_components()
+
+
+def test_components_are_drawn_without_making_a_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A view costs an id from os.urandom, a future and a walk of its children: our writes
+    # through bot.rest read the payload alone, so a redraw makes none.
+    def no_view(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a discord.ui.View was made")
+
+    monkeypatch.setattr(discord.ui.View, "__init__", no_view)
+    rows = [[button_payload(custom_id_of("abc", 0, "hand"), "My hand")]]
+    data, files = message_body(view=Components(rows))
+    assert data["components"] == [{"type": 1, "components": rows[0]}] and files == []

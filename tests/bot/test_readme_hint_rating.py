@@ -7,6 +7,7 @@ from pathlib import Path
 
 import discord
 
+from bot.components import Components
 from bot.i18n import t
 from bot.rendering import render_private, render_table
 from bot.storage import Storage
@@ -36,7 +37,7 @@ def lines_of(embed: discord.Embed) -> list[str]:
     return lines
 
 
-def labels(view: discord.ui.View) -> str:
+def labels(view: Components) -> str:
     """Name a message's buttons and menus in order, as they appear under it."""
     named: list[str] = []
     for row in view.to_components():
