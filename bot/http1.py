@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections import deque
-from typing import NamedTuple
+from typing import NamedTuple, cast
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -96,8 +96,8 @@ class _Connection(BaseProtocol):
         self.deadline = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport (any loop's: uvloop's are not asyncio.Transport subclasses).
+        self.transport = cast(asyncio.Transport, transport)
 
     def pause_reading(self) -> None:
         """Keep reading: the answer is taken whole, nothing waits to drain its payload."""
