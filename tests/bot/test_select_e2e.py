@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,36 +9,21 @@ import pytest
 from bot.client import ShitheadBot
 from sandbox.api import UPDATE_MESSAGE, BotApi
 from sandbox.driver import Driver
-from sandbox.server import Sandbox
-from sandbox.testing import connected_bot, running_sandbox
 from tests.bot.test_play_e2e import (
     JSON,
-    ROOMY,
     assert_no_client_errors,
+    bot,
+    driver,
     find,
     latest_dm,
     latest_ephemeral,
-    make_bot,
     open_table,
+    sandbox,
     table_of,
 )
 
-
-@pytest.fixture
-async def sandbox() -> AsyncIterator[Sandbox]:
-    async with running_sandbox(rate_limits=ROOMY) as started:
-        yield started
-
-
-@pytest.fixture
-async def bot(sandbox: Sandbox, tmp_path: Path) -> AsyncIterator[ShitheadBot]:
-    async with connected_bot(sandbox, make_bot(tmp_path)) as client:
-        yield client
-
-
-@pytest.fixture
-def driver(sandbox: Sandbox) -> Driver:
-    return sandbox.driver
+# The fixtures come from the play tests.
+__all__ = ["bot", "driver", "sandbox"]
 
 
 @pytest.fixture
