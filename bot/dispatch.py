@@ -13,6 +13,7 @@ usual way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -134,3 +135,11 @@ class ClickDispatch:
                 await item.callback(interaction)
         except Exception:
             log.exception("a click on %s failed", factory.__name__)
+        finally:
+            # An interaction and its `response` refer to each other: without that cycle the
+            # click's objects go as soon as it is answered, not at the collector's next pass
+            # (at 500 tables, over a thousand of them waited). Should anything ask for the
+            # response later, it gets a new one, and a second answer meets Discord's 40060,
+            # which `first_response` takes as answered already.
+            with contextlib.suppress(AttributeError):
+                del interaction._cs_response  # type: ignore[attr-defined]

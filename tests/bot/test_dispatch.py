@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import UTC, datetime
 from typing import Any
 
@@ -139,3 +140,27 @@ async def test_a_click_of_ours_is_noted_at_once_without_an_event_task(
     # and discord.py scheduled no `on_interaction` task for it.
     assert bot.presenter.member_locales[user.id] == "de"
     assert "interaction" not in events
+
+
+async def test_a_click_s_interaction_goes_when_it_is_answered_without_the_collector(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    for name in ("ana", "ben"):
+        await driver.create_user(name)
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+
+    def alive() -> int:
+        return sum(isinstance(each, discord.Interaction) for each in gc.get_objects())
+
+    gc.collect()
+    before = alive()
+    gc.disable()
+    try:
+        for _ in range(5):
+            answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+            assert answer["status"] == "answered", answer
+        await bot.presenter.pacer.idle()
+        # Each click's interaction was freed by its reference count once it was answered.
+        assert alive() - before <= 1
+    finally:
+        gc.enable()
