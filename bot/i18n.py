@@ -108,16 +108,10 @@ def _fill(text: str, english: str, values: dict[str, object]) -> str:
 
 def t(message: str, /, locale: str, **values: object) -> str:
     """Translate `message` into `locale` (English when unknown) and fill in `{values}`."""
-    # `lookup` and `_fill` inlined: every line of every message drawn comes through here.
+    # The catalog read inline (a message without context is its own key): every line of
+    # every message drawn comes through here.
     catalog = CATALOGS.get(locale)
-    text = (catalog.get(message) if catalog else None) or message
-    if not values:
-        return text
-    try:
-        return text.format(**values)
-    except (KeyError, IndexError, ValueError):
-        log.error("a translation of %r doesn't take its values", message)
-        return message.format(**values)
+    return _fill((catalog.get(message) if catalog else None) or message, message, values)
 
 
 def tn(singular: str, plural: str, count: int, /, locale: str, **values: object) -> str:

@@ -110,6 +110,17 @@ class _Private:
     ephemeral: _Editor | None = None
     dm: _Editor | None = None
 
+    def shown_in(self, in_dm: bool) -> _Shown:
+        """Say what the DM (or the live ephemeral view) shows."""
+        return self.dm_shown if in_dm else self.eph_shown
+
+    def answered(self, editor: _Editor, in_dm: bool, shown: _Shown) -> None:
+        """Note that a click's answer shows `shown`, and that its token edits that view now."""
+        if in_dm:
+            self.dm, self.dm_shown = editor, shown
+        else:
+            self.ephemeral, self.eph_shown = editor, shown
+
 
 @dataclass
 class _TableState:
@@ -312,9 +323,7 @@ class Presenter:
     def published(self, outcome: Outcome) -> None:
         """Queue the redraws an outcome calls for, and say its notices."""
         snapshot = outcome.snapshot
-        state = self._state(snapshot)
-        if snapshot.version >= state.latest.version:
-            state.latest = snapshot
+        state = self._newest(snapshot)
         self._queue_table(state)
         for seat in snapshot.humans():
             self._queue_private(state, seat)
@@ -367,22 +376,17 @@ class Presenter:
         if state is None or seat is None:
             return
         private = state.private.setdefault(seat, _Private())
-        editor = _Editor.of(interaction, self.clock())
+        in_dm = interaction.guild_id is None
         # Shown without buttons: no fingerprint matches it, so the next redraw always writes;
         # its pictures are still attached.
-        if interaction.guild_id is None:
-            private.dm, private.dm_shown = editor, _Shown(files=private.dm_shown.files)
-        else:
-            private.ephemeral = editor
-            private.eph_shown = _Shown(files=private.eph_shown.files)
+        shown = _Shown(files=private.shown_in(in_dm).files)
+        private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
 
     async def answer_table(
         self, interaction: discord.Interaction, snapshot: Snapshot, *, edit: bool
     ) -> None:
         """Answer with the table message: edit the clicked one, or post it anew."""
-        state = self._state(snapshot)
-        if snapshot.version >= state.latest.version:
-            state.latest = snapshot
+        state = self._newest(snapshot)
         rendered = self._render_table(snapshot)
         clicked_table = (
             edit
@@ -422,27 +426,21 @@ class Presenter:
         selection: Selection | None = None,
     ) -> None:
         """Answer a member's click with their private view: edit it in place, or show it."""
-        state = self._state(snapshot)
-        if snapshot.version >= state.latest.version:
-            state.latest = snapshot
+        state = self._newest(snapshot)
         private = state.private.setdefault(seat, _Private())
         version = snapshot.seats[seat].version
         if selection is not None:
             private.selection = (version, selection)
         in_dm = interaction.guild_id is None
         rendered = self._render_private(state, snapshot, seat, in_channel=not in_dm)
-        before = (private.dm_shown if in_dm else private.eph_shown).files if edit else None
+        before = private.shown_in(in_dm).files if edit else None
         await rendered.prepare(before)
         if edit:
             await edit_answer(interaction, rendered, before)
         else:
             await send_answer(interaction, rendered, ephemeral=True)
-        editor = _Editor.of(interaction, self.clock())
         shown = _Shown(private_key(snapshot, seat), rendered.fingerprint(), rendered.file_keys)
-        if in_dm:
-            private.dm, private.dm_shown = editor, shown
-        else:
-            private.ephemeral, private.eph_shown = editor, shown
+        private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
     async def answer_selection(
@@ -458,25 +456,18 @@ class Presenter:
         and pictures it shows are the ones a full redraw would draw now; Discord keeps what
         an update leaves out, so only the components are built and sent.
         """
-        state = self._state(snapshot)
-        if snapshot.version >= state.latest.version:
-            state.latest = snapshot
+        state = self._newest(snapshot)
         private = state.private.setdefault(seat, _Private())
         private.selection = (snapshot.seats[seat].version, selection)
         in_dm = interaction.guild_id is None
-        locale = self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
+        locale = self._seat_locale(snapshot, seat)
         await edit_components(
             interaction, private_view_components(snapshot, seat, locale, selection)
         )
-        editor = _Editor.of(interaction, self.clock())
         # What it offers is current; its whole fingerprint was not drawn, so a later redraw
         # is never skipped as already shown.
-        if in_dm:
-            shown = _Shown(private_key(snapshot, seat), None, private.dm_shown.files)
-            private.dm, private.dm_shown = editor, shown
-        else:
-            shown = _Shown(private_key(snapshot, seat), None, private.eph_shown.files)
-            private.ephemeral, private.eph_shown = editor, shown
+        shown = _Shown(private_key(snapshot, seat), None, private.shown_in(in_dm).files)
+        private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
     def owns_view(self, table_id: str, interaction: discord.Interaction) -> bool:
@@ -644,12 +635,16 @@ class Presenter:
             return snapshot
         return dataclasses.replace(snapshot, pictures=False)
 
+    def _seat_locale(self, snapshot: Snapshot, seat: int) -> str:
+        """Say the language of a seat's private views: its member's, else the table's."""
+        return self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
+
     def _render_private(
         self, state: _TableState, snapshot: Snapshot, seat: int, *, in_channel: bool = False
     ) -> Rendered:
         """Draw a seat's view in its member's language, with their pending menu choice."""
         snapshot = self._shown(snapshot, in_channel)
-        locale = self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
+        locale = self._seat_locale(snapshot, seat)
         version = snapshot.seats[seat].version
         held = state.private.get(seat)
         selection = None
@@ -896,6 +891,13 @@ class Presenter:
     def locale(self, snapshot: Snapshot) -> str:
         """Say the language of a table's public messages (its server's, when it opened)."""
         return snapshot.language
+
+    def _newest(self, snapshot: Snapshot) -> _TableState:
+        """Give a table's state with `snapshot` as its latest, unless a newer one is known."""
+        state = self._state(snapshot)
+        if snapshot.version >= state.latest.version:
+            state.latest = snapshot
+        return state
 
     def _state(self, snapshot: Snapshot) -> _TableState:
         state = self.tables.get(snapshot.id)
