@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import random
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -54,8 +55,15 @@ def bench(views: dict[int, JSON], clicks: list[str], after: dict[str, JSON | Non
     return made
 
 
-async def play(made: Bench, names: list[str]) -> None:
-    """Run these members at one table for PLAYED seconds."""
+async def play(made: Bench, names: list[str], beside: Callable[[], None] | None = None) -> None:
+    """Run these members at one table for PLAYED seconds, `beside` every 10 ms meanwhile."""
+
+    async def meanwhile() -> None:
+        while beside is not None:
+            beside()
+            await asyncio.sleep(0.01)
+
+    others = asyncio.create_task(meanwhile())
     done = asyncio.Event()
     tasks = [
         asyncio.create_task(made.member(TABLE, name, made.user_ids[name], done, 0))
@@ -64,6 +72,17 @@ async def play(made: Bench, names: list[str]) -> None:
     await asyncio.sleep(PLAYED)
     done.set()
     await asyncio.gather(*tasks)
+    others.cancel()
+
+
+def redrawn(views: dict[int, JSON], message: int) -> Callable[[], None]:
+    """Draw a message anew at each call (a member who goes on playing)."""
+    versions = itertools.count(2)
+
+    def draw() -> None:
+        views[message] = dm_view(f"m{message}", next(versions))
+
+    return draw
 
 
 async def test_a_member_out_of_the_game_while_the_others_play_is_not_stuck(
@@ -76,16 +95,7 @@ async def test_a_member_out_of_the_game_while_the_others_play_is_not_stuck(
     clicks: list[str] = []
     after: dict[str, JSON | None] = {"out": dm_view("m1", None)}
     made = bench(views, clicks, after)
-    versions = itertools.count(2)
-
-    async def playing() -> None:
-        while True:
-            views[2] = dm_view("m2", next(versions))
-            await asyncio.sleep(0.01)
-
-    others = asyncio.create_task(playing())
-    await play(made, ["out", "playing"])
-    others.cancel()
+    await play(made, ["out", "playing"], redrawn(views, 2))
 
     assert clicks.count("out") == 1
     assert clicks.count("playing") > 10
@@ -116,14 +126,10 @@ async def test_a_table_message_that_changes_keeps_the_last_clicker_from_being_st
     clicks: list[str] = []
     made = bench(views, clicks, {"playing": dm_view("m2", None)})
 
-    async def computers() -> None:
-        while True:
-            made.board.changed_at[("table", TABLE)] = time.monotonic()
-            await asyncio.sleep(0.01)
+    def computers() -> None:
+        made.board.changed_at[("table", TABLE)] = time.monotonic()
 
-    others = asyncio.create_task(computers())
-    await play(made, ["playing"])
-    others.cancel()
+    await play(made, ["playing"], computers)
 
     assert clicks == ["playing"]
     assert made.stats.stuck == 0
@@ -137,16 +143,7 @@ async def test_a_view_left_as_it_was_clicked_while_the_others_play_is_stuck(
     views = {1: dm_view("m1", 1), 2: dm_view("m2", 1)}
     clicks: list[str] = []
     made = bench(views, clicks, {})
-    versions = itertools.count(2)
-
-    async def playing() -> None:
-        while True:
-            views[2] = dm_view("m2", next(versions))
-            await asyncio.sleep(0.01)
-
-    others = asyncio.create_task(playing())
-    await play(made, ["out", "playing"])
-    others.cancel()
+    await play(made, ["out", "playing"], redrawn(views, 2))
 
     assert made.stats.stuck >= 3
     assert clicks.count("out") == made.stats.stuck + 1
