@@ -207,7 +207,8 @@ async def test_a_process_that_lost_its_shards_writes_nothing_more(postgres: Clus
         # The server loses the first process's held connection: its shards are free.
         async with second.database.transaction() as db:
             await db.fetch(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
+                # Waits (up to 10 s) until the backend is gone and its locks with it.
+                "SELECT pg_terminate_backend(pid, 10000) FROM pg_locks WHERE locktype = 'advisory' "
                 "AND objsubid = 2 AND granted AND pid <> pg_backend_pid()"
             )
         await second.database.claim((1,), 2)
