@@ -66,6 +66,8 @@ class Tuning:
     settle_seconds: float = 0.3
     # The table message shows the newest state at most once per interval.
     table_interval: float = 2.0
+    # ... and all of them together at most this many times a second (5 s apart at 750 tables).
+    table_redraws: float = 150.0
     seeds: Callable[[], int] | None = None
     # Discord lets a bot identify one shard every 5 s (its max_concurrency of 1).
     identify_gap: float = 5.0
@@ -101,6 +103,7 @@ class ShitheadBot(commands.Bot):
             command_name=settings.command_name,
             settle=self.tuning.settle_seconds,
             table_interval=self.tuning.table_interval,
+            table_redraws=self.tuning.table_redraws,
         )
         self.movers = MovePool(self.tuning.move_workers)
         self.tables = TableService(

@@ -263,6 +263,7 @@ class Presenter:
         command_name: str = "shithead",
         settle: float = 0.3,
         table_interval: float = 2.0,
+        table_redraws: float = 150.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -274,6 +275,7 @@ class Presenter:
         self.game_name = command_name.replace("-", " ").replace("_", " ").title()
         self.settle = settle
         self.table_interval = table_interval
+        self.table_redraws = table_redraws
         self.sleep = sleep
         self.clock = clock
         self.tables: dict[str, _TableState] = {}
@@ -524,7 +526,7 @@ class Presenter:
         if held is not None and held.latest.open:
             # A live table message changes at most once per interval, showing the newest
             # state: the player to act reads what they need in their own view at once.
-            wait = held.drawn_at + self.table_interval - self.clock()
+            wait = held.drawn_at + self._table_interval() - self.clock()
             if wait > 0:
                 await self.sleep(wait)
         state = self.tables.get(table_id)
@@ -552,6 +554,12 @@ class Presenter:
         state.drawn_at = self.clock()
         self._drop_if_closed(state)
         return wrote
+
+    def _table_interval(self) -> float:
+        """Say how often a live table message may change, given how many tables are kept."""
+        # All table messages together change at most `table_redraws` times a second: with
+        # many tables each one's message lags a little more, and the bot's writes stay bounded.
+        return max(self.table_interval, len(self.tables) / self.table_redraws)
 
     async def _edit_table(self, state: _TableState, rendered: Rendered) -> bool:
         """Edit the table message, through a live interaction if there is one."""

@@ -148,6 +148,49 @@ async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing
     assert (len(built), len(edits)) == (2, 2)
 
 
+@pytest.mark.parametrize(("tables", "waited"), [(1, 2.0), (4, 2.0), (10, 5.0)])
+async def test_a_table_message_changes_more_rarely_the_more_tables_are_kept(
+    tables: int, waited: float
+) -> None:
+    edits: list[dict[str, Any]] = []
+
+    class Message:
+        async def edit(self, **kwargs: Any) -> None:
+            edits.append(kwargs)
+
+    channel = SimpleNamespace(get_partial_message=lambda message_id: Message())
+    client = SimpleNamespace(
+        get_guild=lambda guild_id: None, get_partial_messageable=lambda _: channel
+    )
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    # All table messages together change at most twice a second, each at most every 2 s.
+    presenter = Presenter(
+        client,  # type: ignore[arg-type]
+        Pacer(),
+        settle=0,
+        table_interval=2.0,
+        table_redraws=2.0,
+        sleep=sleep,
+        clock=lambda: 100.0,
+    )
+    table = dealt()
+    table.pictures = False
+    state = presenter._state(snapshot(table))
+    state.message = MessageRef("ab12", 0, 2, 77, False)
+    for n in range(tables - 1):
+        other = dealt()
+        other.id = f"cd{n}"
+        presenter._state(snapshot(other))
+    state.drawn_at = 100.0  # drawn just now
+    assert await presenter._draw_table("ab12")
+    assert sleeps == [0, waited]
+    assert len(edits) == 1
+
+
 async def test_new_dm_conversations_open_a_few_at_once_through_the_pacers_gate() -> None:
     opening = 0
     most = 0
