@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot.rest import UPDATE_MESSAGE, message_body, rest
 
 
-async def edit_original(webhook: discord.Webhook, **kwargs: Any) -> None:
+async def edit_original(
+    session: aiohttp.ClientSession, application_id: int, token: str, **kwargs: Any
+) -> None:
     """Edit a token's `@original` message (embeds, view, attachments)."""
-    assert webhook.token is not None
     data, files = message_body(**kwargs)
-    await rest.edit_original(webhook.session, webhook.id, webhook.token, data, files)
+    await rest.edit_original(session, application_id, token, data, files)
 
 
 async def update_message(interaction: discord.Interaction, **kwargs: Any) -> None:
