@@ -22,15 +22,18 @@ async def edit_original(
     session: aiohttp.ClientSession, application_id: int, token: str, **kwargs: Any
 ) -> None:
     """Edit a token's `@original` message (embeds, view, attachments)."""
-    data, files = message_body(**kwargs)
-    await rest.edit_original(session, application_id, token, data, files)
+    # The payload is not kept here while the edit waits its turn (`Rest.request`).
+    await rest.edit_original(session, application_id, token, *message_body(**kwargs))
 
 
 async def update_message(interaction: discord.Interaction, **kwargs: Any) -> None:
     """Answer a click by editing the message it is on, without asking for that message back."""
-    data, files = message_body(**kwargs)
     await rest.callback(
-        interaction._session, interaction.id, interaction.token, UPDATE_MESSAGE, data, files
+        interaction._session,
+        interaction.id,
+        interaction.token,
+        UPDATE_MESSAGE,
+        *message_body(**kwargs),
     )
     # The interaction is answered: a later write goes through its token.
     interaction.response._response_type = discord.InteractionResponseType.message_update

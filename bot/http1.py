@@ -243,16 +243,17 @@ class Pool:
         """Send one request and return its whole answer."""
         if self.closed:
             raise RuntimeError("the pool is closed")
-        head = (
-            f"{method} {target} HTTP/1.1\r\nHost: {origin.netloc}\r\n"
-            f"User-Agent: {self.user_agent}\r\nContent-Type: {content_type}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n"
-        )
-        request = head.encode("latin-1") + body
         host = self._hosts.get(origin)
         if host is None:
             host = self._hosts[origin] = _Host(self.limit)
         async with host.slots:
+            # Made once a connection is free: the calls waiting for one hold no copy.
+            head = (
+                f"{method} {target} HTTP/1.1\r\nHost: {origin.netloc}\r\n"
+                f"User-Agent: {self.user_agent}\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            )
+            request = head.encode("latin-1") + body
             connection = self._idle(host)
             if connection is not None:
                 try:

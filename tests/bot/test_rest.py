@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
+import tracemalloc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +13,7 @@ from typing import Any
 
 import aiohttp
 import discord
+import orjson
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
@@ -35,9 +38,13 @@ class Discord:
     targets: list[str] = field(default_factory=list)
     agents: set[str] = field(default_factory=set)
     peers: set[Any] = field(default_factory=set)
+    # When set, calls are answered only once it is.
+    held: asyncio.Event | None = None
 
     async def handle(self, request: web.Request) -> web.Response:
         """Record the call, with its JSON and uploaded files, and answer it."""
+        if self.held is not None:
+            await self.held.wait()
         files: list[tuple[str, bytes]] = []
         body: Any = None
         if request.content_type.startswith("multipart/"):
@@ -352,3 +359,39 @@ async def test_the_sandbox_answers_bot_rest_as_discord_does() -> None:
             with pytest.raises(discord.NotFound) as unknown:
                 await rest.callback(session, click.id + 1, click.token, 7, data)
             assert unknown.value.code == 10062
+
+
+async def test_edits_waiting_for_a_connection_hold_their_bytes_not_their_payload(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    discord_api.held = asyncio.Event()
+    rest.pool = Pool(user_agent=USER_AGENT, limit=1)
+    embed = discord.Embed(title="Table ab12", description="Ana plays.\n" * 20)
+    for index in range(20):
+        embed.add_field(name=f"Seat {index}", value="7♠ 8♥ 9♦ " * 5)
+
+    async def edit(token: str) -> None:
+        await rest.edit_original(session, 5, token, *message_body(embeds=[embed], view=None))
+
+    async def edits(count: int) -> list[asyncio.Task[None]]:
+        tasks = [asyncio.create_task(edit(f"tok{n}")) for n in range(count)]
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return tasks
+
+    first = await edits(1)  # takes the only connection and waits for its answer
+    await asyncio.sleep(0.05)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        waiting = await edits(50)
+        held_each = (tracemalloc.get_traced_memory()[0] - before) / 50
+    finally:
+        tracemalloc.stop()
+        discord_api.held.set()
+        await asyncio.gather(*first, *waiting)
+    assert len(discord_api.calls) == 51
+    # Its body once, at its size (not in orjson's buffer, not again with its head), and no
+    # payload: what else it holds (its coroutines, its lock) is under 4 KB.
+    body = len(orjson.dumps(message_body(embeds=[embed], view=None)[0]))
+    assert held_each - body < 4096
