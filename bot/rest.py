@@ -32,6 +32,7 @@ import orjson
 import yarl
 
 from bot.http1 import Answer, Origin, Pool, split_url
+from bot.pacing import check_current
 
 log = logging.getLogger(__name__)
 
@@ -269,6 +270,7 @@ class Rest:
         """Send a request once and return its whole answer."""
         base = discord.http.Route.BASE
         if not self.lean or _proxied(session):
+            check_current()
             url = yarl.URL(base + path, encoded=True)
             headers = {"Content-Type": content_type}
             async with session.request(method, url, data=content, headers=headers) as response:
@@ -280,7 +282,10 @@ class Rest:
         pool = self.pool
         if pool is None or pool.closed or pool.loop is not asyncio.get_running_loop():
             pool = self.pool = Pool(user_agent=USER_AGENT)
-        return await pool.request(method, origin, prefix + path, content, content_type)
+        # A paced write whose slot got a newer one while it waited for a connection is dropped.
+        return await pool.request(
+            method, origin, prefix + path, content, content_type, ready=check_current
+        )
 
     async def _wait(self, key: tuple[str, str]) -> None:
         """Wait until neither the global limit nor the call's bucket holds calls back."""

@@ -19,6 +19,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.http1 import Pool
+from bot.pacing import Job, Pacer
 from bot.rest import USER_AGENT, Rest, message_body
 from sandbox.api import BotApi
 from sandbox.testing import running_sandbox
@@ -298,10 +299,10 @@ async def test_a_reset_connection_is_tried_again_with_backoff(
     sent = Pool.request
     resets = [aiohttp.ClientOSError(code, "Connection reset by peer")] * 2
 
-    async def resetting(pool: Pool, *args: Any) -> Any:
+    async def resetting(pool: Pool, *args: Any, **kwargs: Any) -> Any:
         if resets:
             raise resets.pop()
-        return await sent(pool, *args)
+        return await sent(pool, *args, **kwargs)
 
     monkeypatch.setattr(Pool, "request", resetting)
     await rest.callback(session, 1, "tok", 6)
@@ -395,3 +396,28 @@ async def test_edits_waiting_for_a_connection_hold_their_bytes_not_their_payload
     # payload: what else it holds (its coroutines, its lock) is under 4 KB.
     body = len(orjson.dumps(message_body(embeds=[embed], view=None)[0]))
     assert held_each - body < 4096
+
+
+async def test_a_paced_edit_waiting_for_a_connection_is_dropped_for_its_slot_s_newer_one(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    discord_api.held = asyncio.Event()
+    rest.pool = Pool(user_agent=USER_AGENT, limit=1)
+    pacer = Pacer(limit=10)
+    busy = asyncio.create_task(rest.edit_original(session, 5, "other", {"content": "busy"}))
+    await asyncio.sleep(0.05)  # it has the only connection, and waits for its answer
+
+    def edit(content: str) -> Job:
+        async def job() -> bool:
+            await rest.edit_original(session, 5, "tok", {"content": content})
+            return True
+
+        return job
+
+    pacer.submit(("dm", 1), "t", edit("older"))
+    await asyncio.sleep(0.05)  # it waits for the connection
+    pacer.submit(("dm", 1), "t", edit("newer"))
+    discord_api.held.set()
+    await busy
+    await pacer.idle()
+    assert [call[2]["content"] for call in discord_api.calls] == ["busy", "newer"]
