@@ -10,6 +10,7 @@ own session and drop the reply.
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from typing import Any
 
 import aiohttp
@@ -18,12 +19,12 @@ import discord
 from bot.rest import UPDATE_MESSAGE, message_body, rest
 
 
-async def edit_original(
+def edit_original(
     session: aiohttp.ClientSession, application_id: int, token: str, **kwargs: Any
-) -> None:
+) -> Coroutine[Any, Any, None]:
     """Edit a token's `@original` message (embeds, view, attachments)."""
-    # The payload is not kept here while the edit waits its turn (`Rest.request`).
-    await rest.edit_original(session, application_id, token, *message_body(**kwargs))
+    # Returned unawaited, as `Rest.request`: no frame here holds the parts while it waits.
+    return rest.edit_original(session, application_id, token, *message_body(**kwargs))
 
 
 async def update_message(interaction: discord.Interaction, **kwargs: Any) -> None:

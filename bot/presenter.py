@@ -89,9 +89,9 @@ class _Editor:
         """Keep an interaction's token."""
         return cls(interaction._session, interaction.application_id, interaction.token, since)
 
-    async def edit(self, **kwargs: Any) -> None:
-        """Edit the `@original` message through the token."""
-        await edit_original(self.session, self.application_id, self.token, **kwargs)
+    def edit(self, **kwargs: Any) -> Coroutine[Any, Any, None]:
+        """Edit the `@original` message through the token (returned unawaited, as `Rest`)."""
+        return edit_original(self.session, self.application_id, self.token, **kwargs)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from aiohttp.test_utils import TestServer
 
 from bot.http1 import Pool
 from bot.pacing import Job, Pacer
+from bot.presenter import _Editor
 from bot.rest import USER_AGENT, Rest, message_body
 from sandbox.api import BotApi
 from sandbox.testing import running_sandbox
@@ -363,8 +364,12 @@ async def test_the_sandbox_answers_bot_rest_as_discord_does() -> None:
 
 
 async def test_edits_waiting_for_a_connection_hold_their_bytes_not_their_payload(
-    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+    rest: Rest,
+    session: aiohttp.ClientSession,
+    discord_api: Discord,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr("bot.edits.rest", rest)
     discord_api.held = asyncio.Event()
     rest.pool = Pool(user_agent=USER_AGENT, limit=1)
     embed = discord.Embed(title="Table ab12", description="Ana plays.\n" * 20)
@@ -372,7 +377,8 @@ async def test_edits_waiting_for_a_connection_hold_their_bytes_not_their_payload
         embed.add_field(name=f"Seat {index}", value="7♠ 8♥ 9♦ " * 5)
 
     async def edit(token: str) -> None:
-        await rest.edit_original(session, 5, token, *message_body(embeds=[embed], view=None))
+        editor = _Editor(session, 5, token, 0.0)  # the presenter's writes go through these
+        await editor.edit(embeds=[embed], view=None)
 
     async def edits(count: int) -> list[asyncio.Task[None]]:
         tasks = [asyncio.create_task(edit(f"tok{n}")) for n in range(count)]
@@ -393,7 +399,7 @@ async def test_edits_waiting_for_a_connection_hold_their_bytes_not_their_payload
         await asyncio.gather(*first, *waiting)
     assert len(discord_api.calls) == 51
     # Its body once, at its size (not in orjson's buffer, not again with its head), and no
-    # payload: what else it holds (its coroutines, its lock) is under 4 KB.
+    # payload or keywords: what else it holds (its coroutines, its lock) is under 4 KB.
     body = len(orjson.dumps(message_body(embeds=[embed], view=None)[0]))
     assert held_each - body < 4096
 
