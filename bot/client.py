@@ -16,6 +16,7 @@ from discord.ext import commands
 from bot.answers import Answers, locale_of, say
 from bot.components import DYNAMIC_ITEMS
 from bot.dispatch import ClickDispatch
+from bot.heap import HeapTrimmer
 from bot.i18n import t
 from bot.membership import Membership
 from bot.pacing import Pacer
@@ -115,6 +116,7 @@ class ShitheadBot(commands.Bot):
         self.membership = Membership(self.tables, self.http.get_member)
         self.answers = Answers(self.tables, self.presenter, settings.command_name, self.membership)
         self._to_redraw: list[Snapshot] = []
+        self.heap = HeapTrimmer()
         self.tree.error(self.on_tree_error)
 
     def require_storage(self) -> Storage:
@@ -129,6 +131,7 @@ class ShitheadBot(commands.Bot):
         self.storage = await Storage.open(settings.database)
         await self.storage.database.claim(settings.shards, settings.shard_count)
         self.movers.start()
+        self.heap.start()
         rated = await RatingStore(self.storage).catch_up()
         if rated:
             log.info("rated %d games recorded before their ratings", rated)
@@ -227,6 +230,7 @@ class ShitheadBot(commands.Bot):
             # The interaction writes' connections (`bot.rest` opens them at its first call).
             await rest.close()
         finally:
+            self.heap.stop()
             self.movers.shutdown()
             storage, self.storage = self.storage, None
             if storage is not None:

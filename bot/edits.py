@@ -10,25 +10,31 @@ own session and drop the reply.
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot.rest import UPDATE_MESSAGE, message_body, rest
 
 
-async def edit_original(webhook: discord.Webhook, **kwargs: Any) -> None:
+def edit_original(
+    session: aiohttp.ClientSession, application_id: int, token: str, **kwargs: Any
+) -> Coroutine[Any, Any, None]:
     """Edit a token's `@original` message (embeds, view, attachments)."""
-    assert webhook.token is not None
-    data, files = message_body(**kwargs)
-    await rest.edit_original(webhook.session, webhook.id, webhook.token, data, files)
+    # Returned unawaited, as `Rest.request`: no frame here holds the parts while it waits.
+    return rest.edit_original(session, application_id, token, *message_body(**kwargs))
 
 
 async def update_message(interaction: discord.Interaction, **kwargs: Any) -> None:
     """Answer a click by editing the message it is on, without asking for that message back."""
-    data, files = message_body(**kwargs)
     await rest.callback(
-        interaction._session, interaction.id, interaction.token, UPDATE_MESSAGE, data, files
+        interaction._session,
+        interaction.id,
+        interaction.token,
+        UPDATE_MESSAGE,
+        *message_body(**kwargs),
     )
     # The interaction is answered: a later write goes through its token.
     interaction.response._response_type = discord.InteractionResponseType.message_update

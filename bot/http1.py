@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections import deque
+from collections.abc import Callable
 from typing import NamedTuple, cast
 from urllib.parse import urlsplit
 
@@ -238,21 +239,34 @@ class Pool:
         self.connects = 0
 
     async def request(
-        self, method: str, origin: Origin, target: str, body: bytes, content_type: str
+        self,
+        method: str,
+        origin: Origin,
+        target: str,
+        body: bytes,
+        content_type: str,
+        *,
+        ready: Callable[[], None] | None = None,
     ) -> Answer:
-        """Send one request and return its whole answer."""
+        """Send one request and return its whole answer.
+
+        `ready` is called once a connection is free for it; it may raise to drop the request.
+        """
         if self.closed:
             raise RuntimeError("the pool is closed")
-        head = (
-            f"{method} {target} HTTP/1.1\r\nHost: {origin.netloc}\r\n"
-            f"User-Agent: {self.user_agent}\r\nContent-Type: {content_type}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n"
-        )
-        request = head.encode("latin-1") + body
         host = self._hosts.get(origin)
         if host is None:
             host = self._hosts[origin] = _Host(self.limit)
         async with host.slots:
+            if ready is not None:
+                ready()
+            # Made once a connection is free: the calls waiting for one hold no copy.
+            head = (
+                f"{method} {target} HTTP/1.1\r\nHost: {origin.netloc}\r\n"
+                f"User-Agent: {self.user_agent}\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            )
+            request = head.encode("latin-1") + body
             connection = self._idle(host)
             if connection is not None:
                 try:

@@ -2,20 +2,19 @@
 
 The English source text is the message id. The catalogs are gettext `.po` files in
 `bot/locale/<lang>/LC_MESSAGES/bot.po` (`make messages` extracts and updates them), read
-once at import; a message a catalog lacks (or marks fuzzy) is said in English. Plural forms
-follow each catalog's Plural-Forms, which Babel writes from its plural rules.
+once at import, by `read_po` here (Babel's catalog classes and what they import cost the
+bot 0.6 MB of memory); a message a catalog lacks (or marks fuzzy) is said in English.
+Plural forms follow each catalog's Plural-Forms, which Babel writes from its plural rules.
 """
 
 from __future__ import annotations
 
 import gettext
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from importlib import resources
-
-from babel.messages.catalog import Catalog
-from babel.messages.plurals import get_plural
-from babel.messages.pofile import read_po
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +25,13 @@ DOMAIN = "bot"
 COMMAND_NAME = "command name"
 # gettext's separator of a message's context and id.
 _CONTEXT_SEPARATOR = "\x04"
+# English plural forms: one, other (Babel's rule for en).
+_ENGLISH_PLURAL = "(n != 1)"
+# A `.po` line with a keyword and its quoted text (`msgstr[N]` is a plural form's).
+_KEYWORD_LINE = re.compile(r'(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)\s+"(.*)"$')
+# The escapes a `.po` text may hold, as Babel reads them (others stay as written).
+_ESCAPE = re.compile(r'\\([\\trn"])')
+_ESCAPED = {"\\": "\\", "t": "\t", "r": "\r", "n": "\n", '"': '"'}
 
 # Catalogs map the English source text to its translation, per locale (a message with a
 # context is keyed "context\x04text"). A plural message is keyed by its singular form and
@@ -33,9 +39,7 @@ _CONTEXT_SEPARATOR = "\x04"
 CATALOGS: dict[str, dict[str, str]] = {DEFAULT_LOCALE: {}}
 PLURALS: dict[str, dict[str, tuple[str, ...]]] = {DEFAULT_LOCALE: {}}
 # Which plural form a language uses for a count: the index into a plural message's texts.
-PLURAL_RULES: dict[str, Callable[[int], int]] = {
-    DEFAULT_LOCALE: gettext.c2py(get_plural(DEFAULT_LOCALE).plural_expr)
-}
+PLURAL_RULES: dict[str, Callable[[int], int]] = {DEFAULT_LOCALE: gettext.c2py(_ENGLISH_PLURAL)}
 
 
 def key(message: str, context: str | None = None) -> str:
@@ -43,12 +47,92 @@ def key(message: str, context: str | None = None) -> str:
     return message if context is None else f"{context}{_CONTEXT_SEPARATOR}{message}"
 
 
+@dataclass
+class Entry:
+    """One message of a `.po` file: its context, id (and plural id), translations, flags."""
+
+    context: str | None = None
+    id: str = ""
+    plural: str | None = None
+    # The translation, or each plural form's by its index.
+    strings: dict[int, str] = field(default_factory=dict)
+    fuzzy: bool = False
+
+
+@dataclass
+class Catalog:
+    """A `.po` file's messages, and its plural forms (how many, and the rule)."""
+
+    entries: list[Entry]
+    forms: int
+    plural_expr: str
+
+
+def _unescape(text: str) -> str:
+    """Turn a `.po` text's escapes into the characters they stand for."""
+    return _ESCAPE.sub(lambda escape: _ESCAPED[escape[1]], text)
+
+
+def _entries(lines: Iterator[str]) -> Iterator[Entry]:
+    """Read a `.po` file's entries, the header's included (obsolete `#~` ones are left out)."""
+    entry, text = Entry(), None
+    seen: set[str] = set()
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            if "msgstr" in seen:
+                yield entry
+                entry, seen = Entry(), set()
+            if line.startswith("#,") and "fuzzy" in (flag.strip() for flag in line[2:].split(",")):
+                entry.fuzzy = True
+            continue
+        if line.startswith('"'):
+            text = (text or "") + _unescape(line[1:-1])
+        else:
+            found = _KEYWORD_LINE.match(line)
+            if found is None:
+                raise ValueError(f"not a line of a .po file: {line!r}")
+            keyword = found[1].split("[")[0]
+            if keyword in ("msgctxt", "msgid") and "msgstr" in seen:
+                yield entry
+                entry, seen = Entry(), set()
+            seen.add(keyword)
+            text = _unescape(found[3])
+            index = int(found[2] or 0)
+        if keyword == "msgctxt":
+            entry.context = text
+        elif keyword == "msgid":
+            entry.id = text
+        elif keyword == "msgid_plural":
+            entry.plural = text
+        else:
+            entry.strings[index] = text
+    if "msgstr" in seen:
+        yield entry
+
+
+def read_po(lines: Iterator[str]) -> Catalog:
+    """Read a `.po` file as Babel's `read_po` does, for what `load` takes of it."""
+    entries, forms, expr = [], 2, _ENGLISH_PLURAL
+    for entry in _entries(lines):
+        if entry.id or entry.context is not None:
+            entries.append(entry)
+            continue
+        for header in entry.strings.get(0, "").splitlines():
+            name, _, value = header.partition(":")
+            if name.strip().lower() == "plural-forms":
+                params = dict(part.strip().partition("=")[::2] for part in value.split(";"))
+                forms = int(params.get("nplurals", forms))
+                expr = params.get("plural", expr)
+    return Catalog(entries, forms, expr)
+
+
 def read_catalog(language: str) -> Catalog | None:
     """Read a language's `.po` file from the package, or None when it is missing."""
     path = resources.files("bot.locale") / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     try:
-        with path.open("rb") as po:
-            return read_po(po, locale=language, domain=DOMAIN)
+        with path.open("r", encoding="utf-8") as po:
+            return read_po(po)
     except FileNotFoundError:
         log.error("no catalog for %s: its messages stay in English", language)
         return None
@@ -58,15 +142,16 @@ def load(language: str, catalog: Catalog) -> None:
     """Take a catalog's finished translations (not fuzzy, no empty form) for a language."""
     texts: dict[str, str] = {}
     plurals: dict[str, tuple[str, ...]] = {}
-    for message in catalog:
+    for message in catalog.entries:
         if not message.id or message.fuzzy:
             continue
-        if isinstance(message.id, tuple | list):
-            forms = tuple(message.string or ())
-            if forms and all(forms):
-                plurals[message.id[0]] = forms
-        elif isinstance(message.string, str) and message.string:
-            texts[key(message.id, message.context)] = message.string
+        if message.plural is not None:
+            # As Babel: one text per plural form of the language, missing ones empty.
+            forms = tuple(message.strings.get(index, "") for index in range(catalog.forms))
+            if all(forms):
+                plurals[message.id] = forms
+        elif message.strings.get(0):
+            texts[key(message.id, message.context)] = message.strings[0]
     CATALOGS[language] = texts
     PLURALS[language] = plurals
     PLURAL_RULES[language] = gettext.c2py(catalog.plural_expr)

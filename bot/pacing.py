@@ -4,7 +4,9 @@ Writes are grouped in buckets (a channel, a DM channel) that allow `limit` write
 `window` seconds. Within a bucket each slot (the table message, a player's view, a
 reminder) holds only its latest job: a job replaced before it ran never runs. Urgent jobs
 (a live table) go before others (the last word of a closed one). A job that Discord
-refused for a while (`Retry`) runs again later, unless a newer job took its slot.
+refused for a while (`Retry`) runs again later, unless a newer job took its slot. A job
+whose slot gets a newer job while its write waits to go (for a connection: `check_current`)
+drops that write, so a backlog of writes holds each slot's newest only.
 
 A gated job (opening a DM conversation: the channel and its first message) also waits for
 one of `gate_limit` places shared by all buckets, so a burst of new players does not hold
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import logging
 import time
 from collections import deque
@@ -31,6 +35,23 @@ MAX_RETRIES = 8
 MAX_BACKOFF = 60.0
 # How many gated jobs (DM openings) run at once, across all buckets.
 GATE_LIMIT = 4
+
+
+class Superseded(Exception):
+    """A newer job took a running job's slot before its write went: the write is dropped."""
+
+
+# The check of the job running in this task, when a pacer runs one (`check_current`).
+_running: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "paced_job", default=None
+)
+
+
+def check_current() -> None:
+    """Raise `Superseded` if the paced job running here has a newer job for its slot."""
+    check = _running.get()
+    if check is not None:
+        check()
 
 
 class Retry(Exception):
@@ -164,12 +185,16 @@ class Pacer:
                 self._gate_used += 1
                 state.holding = True
             pending = state.pending.pop(slot)
+            running = _running.set(functools.partial(self._check, bucket, slot, pending))
             try:
                 try:
                     wrote = await pending.job()
                 finally:
+                    _running.reset(running)
                     if pending.gated:
                         self._release(state)
+            except Superseded:
+                wrote = False  # the newer job, queued, writes instead
             except Retry as refused:
                 wrote = True
                 self._retry(bucket, slot, pending, refused.after)
@@ -209,6 +234,11 @@ class Pacer:
         """Drop a bucket that has nothing queued (a newer bucket under its name is kept)."""
         if self._buckets.get(bucket) is state and not state.pending and state.worker is None:
             del self._buckets[bucket]
+
+    def _check(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
+        """Raise `Superseded` if a newer job took the slot of a running one."""
+        if self._newest.get((bucket, slot)) != pending.number:
+            raise Superseded
 
     def _done(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
         """Forget a slot whose newest job has run."""

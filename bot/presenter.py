@@ -70,25 +70,28 @@ class _Superseded(Exception):
     """A view was drawn for a state that a newer view replaced while it was being drawn."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Editor:
     """The token of an interaction whose `@original` is a message, and when it was made.
 
-    Only the token's webhook is kept, not the interaction: that holds the whole message it
-    came from, parsed, for as long as the token lives (kilobytes a view, at every table).
+    Only what an edit's request is made of is kept: not the interaction, which holds the
+    whole message it came from, parsed, nor a `discord.Webhook` with its state (one per
+    live token, thousands at 500 tables), for as long as the token lives.
     """
 
-    webhook: discord.Webhook
+    session: aiohttp.ClientSession
+    application_id: int
+    token: str
     since: float
 
     @classmethod
     def of(cls, interaction: discord.Interaction, since: float) -> _Editor:
         """Keep an interaction's token."""
-        return cls(interaction.followup, since)
+        return cls(interaction._session, interaction.application_id, interaction.token, since)
 
-    async def edit(self, **kwargs: Any) -> None:
-        """Edit the `@original` message through the token."""
-        await edit_original(self.webhook, **kwargs)
+    def edit(self, **kwargs: Any) -> Coroutine[Any, Any, None]:
+        """Edit the `@original` message through the token (returned unawaited, as `Rest`)."""
+        return edit_original(self.session, self.application_id, self.token, **kwargs)
 
 
 @dataclass
@@ -199,7 +202,9 @@ async def edit_answer(
     await first_response(
         interaction,
         lambda: update_message(interaction, **kwargs),
-        lambda: edit_original(interaction.followup, **kwargs),
+        lambda: edit_original(
+            interaction._session, interaction.application_id, interaction.token, **kwargs
+        ),
     )
 
 
@@ -208,7 +213,9 @@ async def edit_components(interaction: discord.Interaction, view: Components) ->
     await first_response(
         interaction,
         lambda: update_message(interaction, view=view),
-        lambda: edit_original(interaction.followup, view=view),
+        lambda: edit_original(
+            interaction._session, interaction.application_id, interaction.token, view=view
+        ),
     )
 
 

@@ -22,7 +22,7 @@ import secrets
 import sys
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol, cast
 from urllib.parse import quote
 
@@ -32,6 +32,7 @@ import orjson
 import yarl
 
 from bot.http1 import Answer, Origin, Pool, split_url
+from bot.pacing import check_current
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ class Rest:
         # Writes through one token go one at a time, in order (a later edit wins).
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
-    async def callback(
+    def callback(
         self,
         session: aiohttp.ClientSession,
         interaction_id: int,
@@ -126,30 +127,30 @@ class Rest:
         kind: int,
         data: dict[str, Any] | None = None,
         files: Sequence[discord.File] = (),
-    ) -> None:
+    ) -> Coroutine[Any, Any, None]:
         """Answer an interaction (POST its callback) with a response of `kind`."""
         body: dict[str, Any] = {"type": kind}
         if data is not None:
             body["data"] = data
         path = f"/interactions/{interaction_id}/{_in_path(token)}/callback"
-        await self.request(
+        return self.request(
             session, "POST", path, "POST /interactions/{id}/{token}/callback", token, body, files
         )
 
-    async def edit_original(
+    def edit_original(
         self,
         session: aiohttp.ClientSession,
         application_id: int,
         token: str,
         data: dict[str, Any],
         files: Sequence[discord.File] = (),
-    ) -> None:
+    ) -> Coroutine[Any, Any, None]:
         """Edit a token's first answer (`@original`: the message a click's token stands for)."""
         path = f"/webhooks/{application_id}/{_in_path(token)}/messages/@original"
         if data.get("components"):
             # As discord.py: a webhook's components are kept only when this is asked.
             path += "?with_components=true"
-        await self.request(
+        return self.request(
             session,
             "PATCH",
             path,
@@ -159,7 +160,7 @@ class Rest:
             files,
         )
 
-    async def request(
+    def request(
         self,
         session: aiohttp.ClientSession,
         method: str,
@@ -168,10 +169,29 @@ class Rest:
         token: str,
         body: dict[str, Any],
         files: Sequence[discord.File] = (),
+    ) -> Coroutine[Any, Any, None]:
+        """Send one call, as often as Discord's answers allow; raise its refusal.
+
+        The body is encoded before the call is awaited, and these functions return without
+        waiting: a call waiting its turn (its token's lock, a rate limit, a connection)
+        holds its bytes only, not the payload's dicts too (hundreds wait at 500 tables).
+        """
+        # Bytes go up as they are (orjson's), with no str in between; copied to their size,
+        # as orjson leaves them in its buffer of 4 KB or more (10 times a view's body).
+        encoded = bytes(memoryview(orjson.dumps(body)))
+        return self._request(session, method, path, route, token, encoded, files)
+
+    async def _request(
+        self,
+        session: aiohttp.ClientSession,
+        method: str,
+        path: str,
+        route: str,
+        token: str,
+        encoded: bytes,
+        files: Sequence[discord.File],
     ) -> None:
-        """Send one call, as often as Discord's answers allow; raise its refusal."""
-        # Bytes go up as they are (orjson's), with no str in between.
-        encoded = orjson.dumps(body)
+        """Send one encoded call, one at a time through its token."""
         lock = self._locks.get(token)
         if lock is None:
             lock = self._locks[token] = asyncio.Lock()
@@ -250,6 +270,7 @@ class Rest:
         """Send a request once and return its whole answer."""
         base = discord.http.Route.BASE
         if not self.lean or _proxied(session):
+            check_current()
             url = yarl.URL(base + path, encoded=True)
             headers = {"Content-Type": content_type}
             async with session.request(method, url, data=content, headers=headers) as response:
@@ -261,7 +282,10 @@ class Rest:
         pool = self.pool
         if pool is None or pool.closed or pool.loop is not asyncio.get_running_loop():
             pool = self.pool = Pool(user_agent=USER_AGENT)
-        return await pool.request(method, origin, prefix + path, content, content_type)
+        # A paced write whose slot got a newer one while it waited for a connection is dropped.
+        return await pool.request(
+            method, origin, prefix + path, content, content_type, ready=check_current
+        )
 
     async def _wait(self, key: tuple[str, str]) -> None:
         """Wait until neither the global limit nor the call's bucket holds calls back."""

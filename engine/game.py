@@ -125,7 +125,10 @@ class Game:
         if not 0 <= self.dealer < players:
             raise ValueError(f"dealer must be a seat from 0 to {players - 1}")
         self.seed = seed
-        self.rng = random.Random(seed)
+        # The stream, made from `seed` and `draws` when a draw needs it and not kept while
+        # they can make it again (its 625 words are 2.5 KB a table; a game draws once or
+        # twice, at the deal and for a random first player).
+        self._rng: random.Random | None = None
         # What has been drawn from `rng` since it was seeded (a call and its size, in order):
         # its state again in a few bytes, not its 625 words. None once its state was set
         # from elsewhere, which only the state itself can give again.
@@ -188,29 +191,41 @@ class Game:
             game.pile.append(game.stock.pop(0))
         return game
 
+    @property
+    def rng(self) -> random.Random:
+        """Give the game's stream as its draws left it (kept until the next draw)."""
+        if self._rng is None:
+            self._rng = random.Random(self.seed)
+            for call, size in self.draws or ():
+                if call == "shuffle":
+                    self._rng.shuffle(list(range(size)))  # its draws depend on the count only
+                else:
+                    self._rng.randrange(size)
+        return self._rng
+
     def _shuffle(self, cards: list[Card]) -> None:
         """Shuffle with the game's stream, noting the draw."""
         self.rng.shuffle(cards)
-        if self.draws is not None:
-            self.draws.append(("shuffle", len(cards)))
+        self._drew(("shuffle", len(cards)))
 
     def _randrange(self, size: int) -> int:
         """Draw a number below `size` from the game's stream, noting the draw."""
+        drawn = self.rng.randrange(size)
+        self._drew(("randrange", size))
+        return drawn
+
+    def _drew(self, draw: tuple[str, int]) -> None:
+        """Note a draw; the stream goes while the draws can make it again."""
         if self.draws is not None:
-            self.draws.append(("randrange", size))
-        return self.rng.randrange(size)
+            self.draws.append(draw)
+            self._rng = None
 
     def redraw(self, draws: Sequence[tuple[str, int]]) -> None:
-        """Seed the stream again and make the same draws: its state is then as they left it."""
-        rng = random.Random(self.seed)
-        for call, size in draws:
-            if call == "shuffle":
-                rng.shuffle(list(range(size)))  # its draws depend on the count only
-            elif call == "randrange":
-                rng.randrange(size)
-            else:
+        """Take the draws made since the seed: the stream is then as they left it."""
+        for call, _ in draws:
+            if call not in ("shuffle", "randrange"):
                 raise ValueError(f"unknown draw {call!r}")
-        self.rng = rng
+        self._rng = None
         self.draws = list(draws)
 
     def seat_order(self) -> list[int]:

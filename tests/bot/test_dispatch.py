@@ -164,3 +164,18 @@ async def test_a_click_s_interaction_goes_when_it_is_answered_without_the_collec
         assert alive() - before <= 1
     finally:
         gc.enable()
+
+
+async def test_a_click_s_token_is_kept_without_a_webhook_object(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    for name in ("ana", "ben"):
+        await driver.create_user(name)
+    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    assert answer["status"] == "answered", answer
+    await bot.presenter.pacer.idle()
+    gc.collect()
+    # The table message's editor keeps the join's token, and no `discord.Webhook` for it.
+    assert bot.presenter.tables[table_id].editor is not None
+    assert not any(isinstance(each, discord.Webhook) for each in gc.get_objects())

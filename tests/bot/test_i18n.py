@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import gettext
+import io
 import logging
+from importlib import resources
+from typing import Any
 
 import discord
 import pytest
+from babel.messages.plurals import get_plural
+from babel.messages.pofile import read_po
 from discord import app_commands
 
 from bot import i18n
@@ -68,6 +74,94 @@ def test_plural_forms_follow_babels_rules() -> None:
     for language in ("en", "de", "da", "nl"):
         assert [plural_form(n, language) for n in (0, 1, 2, 21)] == [1, 0, 1, 1]
     assert plural_form(1, "xx") == 0 and plural_form(3, "xx") == 1
+
+
+# A catalog with what Babel reads in its own way: the header's plural forms on two lines,
+# a context, escapes, a fuzzy entry, a plural missing a form, an obsolete entry.
+TRICKY_PO = r"""# comment
+msgid ""
+msgstr ""
+"Language: pl\n"
+"Plural-Forms: nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || "
+"n%100>=20) ? 1 : 2);\n"
+
+#: a.py:1
+#, python-brace-format
+msgid "{name} said \"hi\""
+msgstr "{name} rzekł \"cześć\"\n"
+"\tdalej \\ \q"
+
+msgctxt "command name"
+msgid "play"
+msgstr "graj"
+
+#, fuzzy, python-format
+msgid "Draft"
+msgstr "Szkic"
+
+msgid "Untranslated"
+msgstr ""
+
+msgid "1 card"
+msgid_plural "{count} cards"
+msgstr[0] "1 karta"
+msgstr[1] "{count} karty"
+msgstr[2] "{count} kart"
+
+msgid "1 deck"
+msgid_plural "{count} decks"
+msgstr[0] "1 talia"
+msgstr[1] "{count} talie"
+
+#~ msgid "Gone"
+#~ msgstr "Nie ma"
+"""
+
+
+def read_as_babel(lines: list[str], language: str) -> tuple[Any, ...]:
+    """Load a catalog through Babel's reader, as the bot read them before, and give it back."""
+    catalog = read_po(io.BytesIO("\n".join(lines).encode()), locale=language, domain="bot")
+    texts: dict[str, str] = {}
+    plurals: dict[str, tuple[str, ...]] = {}
+    for message in catalog:
+        if not message.id or message.fuzzy:
+            continue
+        if isinstance(message.id, tuple | list):
+            forms = tuple(message.string or ())
+            if forms and all(forms):
+                plurals[message.id[0]] = forms
+        elif isinstance(message.string, str) and message.string:
+            texts[i18n.key(message.id, message.context)] = message.string
+    rule = gettext.c2py(catalog.plural_expr)
+    return texts, plurals, [rule(n) for n in range(200)]
+
+
+@pytest.mark.parametrize("language", ["xx", *i18n.LANGUAGES[1:]])
+def test_catalogs_are_read_as_babel_reads_them(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if language == "xx":
+        lines = TRICKY_PO.splitlines()
+    else:
+        path = resources.files("bot.locale") / language / "LC_MESSAGES" / "bot.po"
+        lines = path.read_text(encoding="utf-8").splitlines()
+    for kept in (i18n.CATALOGS, i18n.PLURALS, i18n.PLURAL_RULES):
+        monkeypatch.setitem(kept, language, kept.get(language))
+    i18n.load(language, i18n.read_po(iter(lines)))
+    rule = i18n.PLURAL_RULES[language]
+    ours = (i18n.CATALOGS[language], i18n.PLURALS[language], [rule(n) for n in range(200)])
+    assert ours == read_as_babel(lines, language)
+    if language == "xx":
+        assert ours[0] == {
+            '{name} said "hi"': '{name} rzekł "cześć"\n\tdalej \\ \\q',
+            "command name\x04play": "graj",
+        }
+        assert ours[1] == {"1 card": ("1 karta", "{count} karty", "{count} kart")}
+
+
+def test_english_plurals_are_babels() -> None:
+    rule = gettext.c2py(get_plural("en").plural_expr)
+    assert [plural_form(n, "en") for n in range(200)] == [rule(n) for n in range(200)]
 
 
 def test_an_unknown_language_or_message_falls_back_to_english() -> None:

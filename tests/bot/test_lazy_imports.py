@@ -1,4 +1,5 @@
-"""Libraries the bot may not need load only when used: Pillow, and asyncpg for PostgreSQL."""
+"""Libraries the bot may not need load only when used (Pillow, asyncpg for PostgreSQL), and
+Babel's catalog machinery not at all: the bot reads its catalogs itself."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Imports what `python -m bot` starts with, renders a table message and a member's view
 # with pictures off (with an argument: draws a table picture too), then says whether
-# Pillow is loaded.
+# Pillow, asyncpg and Babel's catalog machinery are loaded.
 SCRIPT = """
 import dataclasses, sys
 import bot.__main__, bot.client, bot.database, bot.presenter, bot.storage
@@ -23,18 +24,18 @@ render_table(off, "en")
 render_private(off, 0, "en", "#table")
 if len(sys.argv) > 1:
     table_picture(classic_three(), "en").data
-print("PIL" in sys.modules, "asyncpg" in sys.modules)
+print(*(name in sys.modules for name in ("PIL", "asyncpg", "babel.messages")))
 """
 
 
 def loaded(*argv: str) -> dict[str, bool]:
-    """Run SCRIPT in a fresh interpreter and read whether it imported Pillow and asyncpg."""
+    """Run SCRIPT in a fresh interpreter and read which of the libraries it imported."""
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, *argv], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    pillow, asyncpg = done.stdout.split()[-2:]
-    return {"PIL": pillow == "True", "asyncpg": asyncpg == "True"}
+    pillow, asyncpg, catalogs = done.stdout.split()[-3:]
+    return {"PIL": pillow == "True", "asyncpg": asyncpg == "True", "babel": catalogs == "True"}
 
 
 def test_the_bot_with_pictures_off_never_imports_pillow() -> None:
@@ -47,3 +48,7 @@ def test_drawing_a_picture_imports_pillow() -> None:
 
 def test_the_bot_imports_asyncpg_only_to_use_postgresql() -> None:
     assert not loaded()["asyncpg"]
+
+
+def test_the_bot_reads_its_catalogs_without_babels_catalog_machinery() -> None:
+    assert not loaded()["babel"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
+import tracemalloc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,11 +13,14 @@ from typing import Any
 
 import aiohttp
 import discord
+import orjson
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.http1 import Pool
+from bot.pacing import Job, Pacer
+from bot.presenter import _Editor
 from bot.rest import USER_AGENT, Rest, message_body
 from sandbox.api import BotApi
 from sandbox.testing import running_sandbox
@@ -35,9 +40,13 @@ class Discord:
     targets: list[str] = field(default_factory=list)
     agents: set[str] = field(default_factory=set)
     peers: set[Any] = field(default_factory=set)
+    # When set, calls are answered only once it is.
+    held: asyncio.Event | None = None
 
     async def handle(self, request: web.Request) -> web.Response:
         """Record the call, with its JSON and uploaded files, and answer it."""
+        if self.held is not None:
+            await self.held.wait()
         files: list[tuple[str, bytes]] = []
         body: Any = None
         if request.content_type.startswith("multipart/"):
@@ -291,10 +300,10 @@ async def test_a_reset_connection_is_tried_again_with_backoff(
     sent = Pool.request
     resets = [aiohttp.ClientOSError(code, "Connection reset by peer")] * 2
 
-    async def resetting(pool: Pool, *args: Any) -> Any:
+    async def resetting(pool: Pool, *args: Any, **kwargs: Any) -> Any:
         if resets:
             raise resets.pop()
-        return await sent(pool, *args)
+        return await sent(pool, *args, **kwargs)
 
     monkeypatch.setattr(Pool, "request", resetting)
     await rest.callback(session, 1, "tok", 6)
@@ -352,3 +361,69 @@ async def test_the_sandbox_answers_bot_rest_as_discord_does() -> None:
             with pytest.raises(discord.NotFound) as unknown:
                 await rest.callback(session, click.id + 1, click.token, 7, data)
             assert unknown.value.code == 10062
+
+
+async def test_edits_waiting_for_a_connection_hold_their_bytes_not_their_payload(
+    rest: Rest,
+    session: aiohttp.ClientSession,
+    discord_api: Discord,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("bot.edits.rest", rest)
+    discord_api.held = asyncio.Event()
+    rest.pool = Pool(user_agent=USER_AGENT, limit=1)
+    embed = discord.Embed(title="Table ab12", description="Ana plays.\n" * 20)
+    for index in range(20):
+        embed.add_field(name=f"Seat {index}", value="7♠ 8♥ 9♦ " * 5)
+
+    async def edit(token: str) -> None:
+        editor = _Editor(session, 5, token, 0.0)  # the presenter's writes go through these
+        await editor.edit(embeds=[embed], view=None)
+
+    async def edits(count: int) -> list[asyncio.Task[None]]:
+        tasks = [asyncio.create_task(edit(f"tok{n}")) for n in range(count)]
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return tasks
+
+    first = await edits(1)  # takes the only connection and waits for its answer
+    await asyncio.sleep(0.05)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        waiting = await edits(50)
+        held_each = (tracemalloc.get_traced_memory()[0] - before) / 50
+    finally:
+        tracemalloc.stop()
+        discord_api.held.set()
+        await asyncio.gather(*first, *waiting)
+    assert len(discord_api.calls) == 51
+    # Its body once, at its size (not in orjson's buffer, not again with its head), and no
+    # payload or keywords: what else it holds (its coroutines, its lock) is under 4 KB.
+    body = len(orjson.dumps(message_body(embeds=[embed], view=None)[0]))
+    assert held_each - body < 4096
+
+
+async def test_a_paced_edit_waiting_for_a_connection_is_dropped_for_its_slot_s_newer_one(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    discord_api.held = asyncio.Event()
+    rest.pool = Pool(user_agent=USER_AGENT, limit=1)
+    pacer = Pacer(limit=10)
+    busy = asyncio.create_task(rest.edit_original(session, 5, "other", {"content": "busy"}))
+    await asyncio.sleep(0.05)  # it has the only connection, and waits for its answer
+
+    def edit(content: str) -> Job:
+        async def job() -> bool:
+            await rest.edit_original(session, 5, "tok", {"content": content})
+            return True
+
+        return job
+
+    pacer.submit(("dm", 1), "t", edit("older"))
+    await asyncio.sleep(0.05)  # it waits for the connection
+    pacer.submit(("dm", 1), "t", edit("newer"))
+    discord_api.held.set()
+    await busy
+    await pacer.idle()
+    assert [call[2]["content"] for call in discord_api.calls] == ["busy", "newer"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -122,6 +123,19 @@ def test_a_game_s_random_state_is_stored_as_its_draws_and_resumes_the_same_strea
     assert resumed.rng.getstate() == game.rng.getstate()
     assert game_to_json(resumed) == data
     assert [resumed.rng.random() for _ in range(5)] == [game.rng.random() for _ in range(5)]
+
+
+def test_a_game_keeps_no_random_stream_between_its_draws_and_draws_from_its_seed() -> None:
+    game = Game.deal(make_rules("classic", {"first_player": "random"}), 3, seed=7)
+    assert not any(isinstance(value, random.Random) for value in vars(game).values())
+    for seat in range(3):
+        game.apply(Ready(seat))
+    assert not any(isinstance(value, random.Random) for value in vars(game).values())
+    # The deal's shuffle and the first player are the seed's stream, as if it were kept.
+    stream = random.Random(7)
+    stream.shuffle(list(range(52)))
+    assert game.turn == stream.randrange(3)
+    assert game.rng.getstate() == stream.getstate()
 
 
 def test_a_game_whose_random_state_was_set_stores_the_state_itself() -> None:
