@@ -206,6 +206,16 @@ def button(
     )
 
 
+def _button(item: discord.ui.Item[Any]) -> discord.ui.Button[Any] | None:
+    """Take the clicked button as it came, to parse a click without building another."""
+    return item if isinstance(item, discord.ui.Button) else None
+
+
+def _menu(item: discord.ui.Item[Any]) -> discord.ui.Select[Any] | None:
+    """Take the clicked menu as it came, to parse a click without building another."""
+    return item if isinstance(item, discord.ui.Select) else None
+
+
 class LobbyButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=custom_ids.template(LOBBY_VERBS, ARG),
@@ -221,9 +231,12 @@ class LobbyButton(
         label: str = "",
         style: Style = Style.secondary,
         row: int | None = None,
+        clicked: discord.ui.Button[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, 0, verb, arg)
-        super().__init__(button(custom_id, label, style, row=row, disabled=False))
+        if clicked is None:
+            custom_id = custom_id_of(table_id, 0, verb, arg)
+            clicked = button(custom_id, label, style, row=row, disabled=False)
+        super().__init__(clicked)
         values = _values(arg)
         self.table_id = table_id
         self.intent = None if values is None else lobby_intent(verb, values)
@@ -233,7 +246,7 @@ class LobbyButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> LobbyButton:
         """Parse the button's custom_id into its intent."""
-        return cls(match["table"], match["verb"], match["arg"])
+        return cls(match["table"], match["verb"], match["arg"], clicked=_button(item))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Carry out the lobby request and redraw the table message."""
@@ -254,9 +267,12 @@ class TableButton(
         label: str = "",
         style: Style = Style.primary,
         row: int | None = None,
+        clicked: discord.ui.Button[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, 0, verb)
-        super().__init__(button(custom_id, label, style, row=row, disabled=False))
+        if clicked is None:
+            custom_id = custom_id_of(table_id, 0, verb)
+            clicked = button(custom_id, label, style, row=row, disabled=False)
+        super().__init__(clicked)
         self.table_id, self.verb = table_id, verb
 
     @classmethod
@@ -264,7 +280,7 @@ class TableButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> TableButton:
         """Parse the button's custom_id."""
-        return cls(match["table"], match["verb"])
+        return cls(match["table"], match["verb"], clicked=_button(item))
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         """Answer a member who does not play here at once, without asking the core."""
@@ -297,9 +313,12 @@ class MoveButton(
         style: Style = Style.secondary,
         row: int | None = None,
         disabled: bool = False,
+        clicked: discord.ui.Button[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, verb, arg)
-        super().__init__(button(custom_id, label, style, row=row, disabled=disabled))
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, verb, arg)
+            clicked = button(custom_id, label, style, row=row, disabled=disabled)
+        super().__init__(clicked)
         values = _values(arg)
         self.table_id = table_id
         self.version = version
@@ -310,7 +329,8 @@ class MoveButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> MoveButton:
         """Parse the button's custom_id into its intent."""
-        return cls(match["table"], int(match["version"]), match["verb"], match["arg"])
+        version = int(match["version"])
+        return cls(match["table"], version, match["verb"], match["arg"], clicked=_button(item))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Make the move and answer with the new private view."""
@@ -330,9 +350,12 @@ class HintButton(
         *,
         label: str = "",
         row: int | None = None,
+        clicked: discord.ui.Button[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, "hint")
-        super().__init__(button(custom_id, label, Style.secondary, row=row, disabled=False))
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, "hint")
+            clicked = button(custom_id, label, Style.secondary, row=row, disabled=False)
+        super().__init__(clicked)
         self.table_id = table_id
         self.version = version
 
@@ -341,7 +364,7 @@ class HintButton(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> HintButton:
         """Parse the button's custom_id."""
-        return cls(match["table"], int(match["version"]))
+        return cls(match["table"], int(match["version"]), clicked=_button(item))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Answer the player with a hint only they see."""
@@ -359,11 +382,12 @@ class _Menu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sh:menu:n
         *,
         row: int | None,
         count: int = 1,
+        clicked: discord.ui.Select[Any] | None = None,
     ) -> None:
-        for option in options:
-            option.label = clip(option.label, OPTION_LABEL)
-        super().__init__(
-            discord.ui.Select(
+        if clicked is None:
+            for option in options:
+                option.label = clip(option.label, OPTION_LABEL)
+            clicked = discord.ui.Select(
                 custom_id=custom_id,
                 placeholder=clip(placeholder, PLACEHOLDER),
                 options=options or [discord.SelectOption(label="-", value="0")],
@@ -371,7 +395,7 @@ class _Menu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sh:menu:n
                 max_values=count,
                 row=row,
             )
-        )
+        super().__init__(clicked)
 
 
 class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
@@ -386,9 +410,10 @@ class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
         options: list[discord.SelectOption] | None = None,
         *,
         row: int | None = None,
+        clicked: discord.ui.Select[Any] | None = None,
     ) -> None:
         custom_id = custom_id_of(table_id, version, "sel", str(part))
-        super().__init__(custom_id, placeholder, options or [], row=row)
+        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod
@@ -397,7 +422,7 @@ class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
     ) -> PlayMenu:
         """Parse the menu's custom_id."""
         values = _values(match["arg"]) or (0,)
-        return cls(match["table"], int(match["version"]), values[0])
+        return cls(match["table"], int(match["version"]), values[0], clicked=_menu(item))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Remember the chosen play and redraw the view with Play enabled."""
@@ -420,10 +445,11 @@ class SwapMenu(_Menu, template=custom_ids.template(SWAP_MENU_VERBS, ARG)):
         options: list[discord.SelectOption] | None = None,
         *,
         row: int | None = None,
+        clicked: discord.ui.Select[Any] | None = None,
     ) -> None:
         arg = None if other is None else str(other)
         custom_id = custom_id_of(table_id, version, verb, arg)
-        super().__init__(custom_id, placeholder, options or [], row=row)
+        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
         self.table_id, self.version, self.verb, self.other = table_id, version, verb, other
 
     @classmethod
@@ -433,7 +459,8 @@ class SwapMenu(_Menu, template=custom_ids.template(SWAP_MENU_VERBS, ARG)):
         """Parse the menu's custom_id."""
         values = _values(match["arg"])
         other = values[0] if values else None
-        return cls(match["table"], int(match["version"]), match["verb"], other)
+        version = int(match["version"])
+        return cls(match["table"], version, match["verb"], other, clicked=_menu(item))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Remember this side's choice (and the other's) and redraw the view."""
@@ -457,9 +484,12 @@ class ChooseMenu(_Menu, template=custom_ids.template(("choose",))):
         *,
         count: int = 1,
         row: int | None = None,
+        clicked: discord.ui.Select[Any] | None = None,
     ) -> None:
         custom_id = custom_id_of(table_id, version, "choose")
-        super().__init__(custom_id, placeholder, options or [], row=row, count=count)
+        super().__init__(
+            custom_id, placeholder, options or [], row=row, count=count, clicked=clicked
+        )
         self.table_id, self.version = table_id, version
 
     @classmethod
@@ -467,7 +497,7 @@ class ChooseMenu(_Menu, template=custom_ids.template(("choose",))):
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ChooseMenu:
         """Parse the menu's custom_id."""
-        return cls(match["table"], int(match["version"]))
+        return cls(match["table"], int(match["version"]), clicked=_menu(item))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Put the chosen cards face up."""
@@ -487,9 +517,10 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
         options: list[discord.SelectOption] | None = None,
         *,
         row: int | None = None,
+        clicked: discord.ui.Select[Any] | None = None,
     ) -> None:
         custom_id = custom_id_of(table_id, version, "stack")
-        super().__init__(custom_id, placeholder, options or [], row=row)
+        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod
@@ -497,7 +528,7 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> StackMenu:
         """Parse the menu's custom_id."""
-        return cls(match["table"], int(match["version"]))
+        return cls(match["table"], int(match["version"]), clicked=_menu(item))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         """Stack the chosen cards."""

@@ -196,7 +196,8 @@ def t(message: str, /, locale: str, **values: object) -> str:
     # The catalog read inline (a message without context is its own key): every line of
     # every message drawn comes through here.
     catalog = CATALOGS.get(locale)
-    return _fill((catalog.get(message) if catalog else None) or message, message, values)
+    text = (catalog.get(message) if catalog else None) or message
+    return _fill(text, message, values) if values else text
 
 
 def tn(singular: str, plural: str, count: int, /, locale: str, **values: object) -> str:

@@ -43,7 +43,7 @@ from bot.words import (
 )
 from engine.cards import Card
 from engine.views import PlayerView, SeatView
-from tables.controls import Controls, controls
+from tables.controls import controls
 from tables.outcome import Snapshot
 from tables.service import COMPUTER_LEVELS, available_levels
 
@@ -130,34 +130,47 @@ DESCRIPTION_LIMIT = 4096
 
 def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: bool = False) -> None:
     """Add a field, its lines cut to Discord's limit with "… and N more"."""
-    embed.add_field(name=name, value=fit(value.split("\n"), FIELD_LIMIT, locale), inline=inline)
+    # Most values fit as they are: `fit` would give them back whole (a dash for nothing).
+    if not value or len(value) > FIELD_LIMIT:
+        value = fit(value.split("\n"), FIELD_LIMIT, locale)
+    embed.add_field(name=name, value=value, inline=inline)
 
 
 # ---------------------------------------------------------------------- the public part
 
 
-@dataclass(frozen=True)
-class Public:
-    """What every viewer of a table sees alike, in one language: seat names, moves, pile."""
-
-    names: tuple[str, ...]
-    log: tuple[str, ...]
-    pile: str
+# What every viewer of a table sees alike in one language (seat names, the last moves, the
+# pile) is drawn once per snapshot and language, and shared by the table message and every
+# private view; each part when first read (a private view shows no moves).
 
 
-def public_part(snapshot: Snapshot, locale: str) -> Public:
-    """Draw a snapshot's public part once per language; the table and private views share it."""
-    found = snapshot.drawn.get(("public", locale))
-    if isinstance(found, Public):
+def public_names(snapshot: Snapshot, locale: str) -> tuple[str, ...]:
+    """Name a snapshot's seats, once per language."""
+    found = snapshot.drawn.get(("names", locale))
+    if isinstance(found, tuple):
+        return found
+    drawn = snapshot.drawn["names", locale] = tuple(names(snapshot, locale))
+    return drawn
+
+
+def public_log(snapshot: Snapshot, locale: str) -> tuple[str, ...]:
+    """Write a snapshot's last moves, once per language."""
+    found = snapshot.drawn.get(("log", locale))
+    if isinstance(found, tuple):
+        return found
+    drawn = tuple(note_text(note, snapshot, locale) for note in snapshot.log)
+    snapshot.drawn["log", locale] = drawn
+    return drawn
+
+
+def public_pile(snapshot: Snapshot, locale: str) -> str:
+    """Describe a snapshot's pile, once per language."""
+    found = snapshot.drawn.get(("pile", locale))
+    if isinstance(found, str):
         return found
     view = snapshot.public
-    public = Public(
-        names=tuple(names(snapshot, locale)),
-        log=tuple(note_text(note, snapshot, locale) for note in snapshot.log),
-        pile="" if view is None else pile_text(view, locale),
-    )
-    snapshot.drawn["public", locale] = public
-    return public
+    drawn = snapshot.drawn["pile", locale] = "" if view is None else pile_text(view, locale)
+    return drawn
 
 
 # ---------------------------------------------------------------------- the table message
@@ -185,8 +198,7 @@ def table_embed(
     """Draw the table message's embed; `game` is what the server calls the game."""
     title = t("{game} table {id}", locale, game=game, id=snapshot.id)
     embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
-    shared = public_part(snapshot, locale)
-    seat_names, log = shared.names, shared.log
+    seat_names, log = public_names(snapshot, locale), public_log(snapshot, locale)
     if snapshot.phase == "lobby":
         seats = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(seat_names))
         embed.description = t("Waiting for players. The host starts the game.", locale)
@@ -218,7 +230,7 @@ def table_embed(
             name=seat_names[view.turn],
             direction=direction,
         )
-    add(embed, t("Pile", locale), shared.pile, locale, inline=False)
+    add(embed, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
     counts = t(
         "stock {stock} · burned {burned}", locale, stock=view.stock_count, burned=len(view.burned)
     )
@@ -246,7 +258,7 @@ def seat_line(snapshot: Snapshot, view: SeatView, locale: str) -> str:
     text = t(
         "{name} — hand {hand} · face-up {up} · face-down {down}",
         locale,
-        name=public_part(snapshot, locale).names[seat],
+        name=public_names(snapshot, locale)[seat],
         hand=view.hand_count,
         up=up,
         down=view.face_down_count,
@@ -354,7 +366,7 @@ def private_embed(
     face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
     add(embed, t("Face-up", locale), face_up, locale, inline=True)
     add(embed, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
-    add(embed, t("Pile", locale), public_part(snapshot, locale).pile, locale, inline=False)
+    add(embed, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
     add(embed, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
     return embed
 
@@ -369,14 +381,12 @@ def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
     if snapshot.phase in ("over", "closed"):
         status = t("The game is over.", locale)
         if public.loser is not None:
-            name = public_part(snapshot, locale).names[public.loser]
+            name = public_names(snapshot, locale)[public.loser]
             status += " " + t("💩 Shithead: {name}", locale, name=name)
         return status
     if public.turn == seat:
         return t("**Your turn.**", locale)
-    return t(
-        "{name} is playing.", locale, name=public_part(snapshot, locale).names[public.turn or 0]
-    )
+    return t("{name} is playing.", locale, name=public_names(snapshot, locale)[public.turn or 0])
 
 
 def private_components(
@@ -387,12 +397,11 @@ def private_components(
     table_id = snapshot.id
     version = snapshot.seats[player.seat].version
     # Grouped once per snapshot: a menu choice is answered from the snapshot its view was
-    # drawn from, and each choice draws the components again.
+    # drawn from, each choice draws the components again, and a click resolves through them.
     own = snapshot.private.get(player.seat) is player
-    found = snapshot.drawn.get(("controls", player.seat)) if own else None
-    c = found if isinstance(found, Controls) else controls(player)
-    if own:
-        snapshot.drawn["controls", player.seat] = c
+    c = snapshot.choices(player.seat) if own else None
+    if c is None:
+        c = controls(player)
     rows: list[list[Payload]] = []
     for start in range(0, len(c.plays), MAX_OPTIONS):
         options = [

@@ -70,21 +70,26 @@ def rank_word(rank: int, locale: str) -> str:
     return rank_name(rank)
 
 
-# Each card's text, written once: a card is the same in every language, and every message
-# drawn writes a hand, the face-up cards, the pile and the moves.
-_CARD_TEXTS: dict[Card, str] = {}
+class _CardTexts(dict[Card, str]):
+    """Each card's text with its suit symbol, written on first use."""
 
-
-def card_text(card: Card) -> str:
-    """Write a card with its suit symbol: 10♥, Q♠, 🃏."""
-    text = _CARD_TEXTS.get(card)
-    if text is None:
+    def __missing__(self, card: Card) -> str:
         if card.rank == JOKER:
             text = "🃏"
         else:
             text = f"{rank_name(card.rank)}{SUIT_SYMBOLS[card.suit or 'S']}"
-        _CARD_TEXTS[card] = text
-    return text
+        self[card] = text
+        return text
+
+
+# Each card's text, written once: a card is the same in every language, and every message
+# drawn writes a hand, the face-up cards, the pile and the moves (a pure cache by card).
+_CARD_TEXTS = _CardTexts()
+
+
+def card_text(card: Card) -> str:
+    """Write a card with its suit symbol: 10♥, Q♠, 🃏."""
+    return _CARD_TEXTS[card]
 
 
 # A note's cards as the rules write them ("10H"), in words: the last moves are written
@@ -103,7 +108,7 @@ def written_card_text(written: object) -> str:
 
 def cards_text(cards: Sequence[Card]) -> str:
     """Write cards separated by spaces, or a dash when there are none."""
-    return " ".join(map(card_text, cards)) or "—"
+    return " ".join(map(_CARD_TEXTS.__getitem__, cards)) or "—"
 
 
 def some_cards_text(cards: Sequence[Card], limit: int, locale: str) -> str:
@@ -120,7 +125,10 @@ def some_cards_text(cards: Sequence[Card], limit: int, locale: str) -> str:
     )
 
 
-def play_label(cards: Sequence[Card], locale: str) -> str:
+# A play is labelled again on every redraw of its player's menus: the few plays of a deck are
+# kept in words, per language (a pure cache by cards and language).
+@lru_cache(maxsize=4096)
+def play_label(cards: tuple[Card, ...], locale: str) -> str:
     """Describe a play for a menu: "two 7s (7♣ 7♥)", "run 5♥ 6♥ 7♥"."""
     if len({card.rank for card in cards}) > 1:
         return t("run {cards}", locale, cards=cards_text(cards))

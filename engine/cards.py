@@ -99,9 +99,24 @@ def rank_name(rank: int) -> str:
     return RANK_NAMES[rank]
 
 
+class _Texts(dict[Card, str]):
+    """Each real card's text, written on first use: a pure cache keyed by the card."""
+
+    def __missing__(self, card: Card) -> str:
+        text = str(card)
+        # Only real ranks and suits are kept, as with the shared cards.
+        if card.rank in RANK_NAMES and (card.suit is None or card.suit in SUITS):
+            self[card] = text
+        return text
+
+
+# Every save writes each card of a game again (hands, stock, pile, burned ones).
+_TEXTS = _Texts()
+
+
 def format_cards(cards: Iterable[Card]) -> list[str]:
     """Write cards as text."""
-    return [str(card) for card in cards]
+    return list(map(_TEXTS.__getitem__, cards))
 
 
 def make_deck(decks: int, jokers: int) -> list[Card]:

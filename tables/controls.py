@@ -47,10 +47,32 @@ class Controls:
 
 def controls(view: PlayerView) -> Controls:
     """Group the view's legal actions into the lists the private view offers."""
-    legal = view.legal
-    plays = tuple(a for a in legal if isinstance(a, Play))
-    swaps = [a for a in legal if isinstance(a, Swap)]
-    chooses = [a for a in legal if isinstance(a, Choose)]
+    # One pass over the legal actions, plays first: every redraw and every click groups them.
+    plays: list[Play] = []
+    pickups: list[PickUp] = []
+    flips: list[Flip] = []
+    swaps: list[Swap] = []
+    chooses: list[Choose] = []
+    stacks: list[Stack] = []
+    stock: PlayStock | None = None
+    ready: Ready | None = None
+    for action in view.legal:
+        if isinstance(action, Play):
+            plays.append(action)
+        elif isinstance(action, PickUp):
+            pickups.append(action)
+        elif isinstance(action, Flip):
+            flips.append(action)
+        elif isinstance(action, Swap):
+            swaps.append(action)
+        elif isinstance(action, Choose):
+            chooses.append(action)
+        elif isinstance(action, Stack):
+            stacks.append(action)
+        elif isinstance(action, PlayStock):
+            stock = action if stock is None else stock
+        elif isinstance(action, Ready):
+            ready = action if ready is None else ready
     pool: tuple[Card, ...] = ()
     if chooses:
         # The choose deal picks face-up cards from the hand and the current face-up cards.
@@ -58,16 +80,16 @@ def controls(view: PlayerView) -> Controls:
         own = list(view.hand) + [card for stack in seat.face_up for card in stack]
         pool = tuple(sorted(own, key=sort_key))
     return Controls(
-        plays=_fit(plays),
-        pickups=_one_per_rank(tuple(a for a in legal if isinstance(a, PickUp))),
-        flips=tuple(a for a in legal if isinstance(a, Flip)),
-        stock=next((a for a in legal if isinstance(a, PlayStock)), None),
+        plays=_fit(tuple(plays)),
+        pickups=_one_per_rank(tuple(pickups)),
+        flips=tuple(flips),
+        stock=stock,
         swap_hand=tuple(sorted({a.hand_card for a in swaps}, key=sort_key)),
         swap_face_up=tuple(sorted({a.face_up_card for a in swaps}, key=sort_key)),
         choose_pool=pool,
         choose_count=len(chooses[0].cards) if chooses else 0,
-        stacks=tuple(a for a in legal if isinstance(a, Stack)),
-        ready=next((a for a in legal if isinstance(a, Ready)), None),
+        stacks=tuple(stacks),
+        ready=ready,
     )
 
 
@@ -101,9 +123,12 @@ def _fit(plays: tuple[Play, ...]) -> tuple[Play, ...]:
     return tuple(kept + runs[: max(0, MAX_PLAYS - len(kept))])[:MAX_PLAYS]
 
 
-def resolve(view: PlayerView, intent: GameIntent) -> Action | None:
-    """Turn an intent's indexes into the action they stand for in `view`, or None."""
-    c = controls(view)
+def resolve(view: PlayerView, intent: GameIntent, grouped: Controls | None = None) -> Action | None:
+    """Turn an intent's indexes into the action they stand for in `view`, or None.
+
+    `grouped` is `controls(view)` when the caller has it already.
+    """
+    c = controls(view) if grouped is None else grouped
     try:
         if isinstance(intent, PlayCards):
             return c.plays[_index(intent.index)]

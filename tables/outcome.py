@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from engine.events import Event
 from engine.rules import RuleSet
 from engine.views import PlayerView, TableView, player_view, table_view
+from tables.controls import Controls, controls
 from tables.model import Phase, Table
 from tables.notes import Note
 
@@ -37,7 +38,8 @@ class Snapshot:
     hand and legal actions), to be shown to that member only. `drawn` is where the shell
     keeps what it draws from this snapshot alike for every viewer (the public part of its
     messages, per language), so the table message and every private view share it; a copy
-    made with `dataclasses.replace` starts with nothing drawn.
+    made with `dataclasses.replace` starts with nothing drawn. A seat's choices are grouped
+    once too (`choices`): its view's components and a click on them read the same lists.
     """
 
     id: str
@@ -57,6 +59,9 @@ class Snapshot:
     pictures: bool = True
     hints: bool = False
     drawn: dict[object, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _choices: dict[int, Controls] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def open(self) -> bool:
@@ -72,6 +77,16 @@ class Snapshot:
     def turn(self) -> int | None:
         """Return the seat to play, in the play phase."""
         return self.public.turn if self.public is not None else None
+
+    def choices(self, seat: int) -> Controls | None:
+        """Group a seated member's choices in this snapshot, once; None for no such view."""
+        found = self._choices.get(seat)
+        if found is None:
+            view = self.private.get(seat)
+            if view is None:
+                return None
+            found = self._choices[seat] = controls(view)
+        return found
 
     def seat_of(self, user_id: int) -> int | None:
         """Return a member's seat, if they sit here."""

@@ -202,9 +202,15 @@ class TableService:
         """Resolve a player's intent against their view and let the engine carry it out."""
         game = table.game
         assert game is not None
-        # The member's view as last published (the one they clicked on), while it is current.
-        view = self._snapshot(table).private.get(seat) or table.view(seat)
-        action = controls.resolve(view, intent)
+        # The member's view as last published (the one they clicked on), while it is current,
+        # with its choices as its components were drawn from them.
+        shown = self._snapshot(table)
+        view = shown.private.get(seat)
+        if view is None:
+            view = table.view(seat)
+            action = controls.resolve(view, intent)
+        else:
+            action = controls.resolve(view, intent, shown.choices(seat))
         if action is None:
             raise TableError("move_gone")
         try:

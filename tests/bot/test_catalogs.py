@@ -36,7 +36,7 @@ from bot.locale.extract import NAME_CONTEXT, Found, Project
 from bot.rendering import render_private, render_table
 from bot.rulebook import rules_embed, setting_choice
 from bot.translator import CatalogTranslator, valid_name
-from bot.words import note_text, refusal, rules_summary
+from bot.words import note_text, play_label, refusal, rules_summary
 from engine.actions import Play
 from engine.errors import ErrorCode
 from engine.game import Game
@@ -361,6 +361,8 @@ def said(monkeypatch: pytest.MonkeyPatch) -> list[MessageId]:
     """Record every message the bot's modules translate while the test runs."""
     heard: list[MessageId] = []
     translate, translate_counted = i18n.t, i18n.tn
+    # Labels kept from earlier tests would not be said again here.
+    play_label.cache_clear()
 
     def t(message: str, /, locale: str, **values: object) -> str:
         heard.append((None, message))

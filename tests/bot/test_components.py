@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import discord
 import pytest
 
 from bot import custom_ids
@@ -163,3 +164,28 @@ def test_menu_values_are_read_strictly(values: object, expected: tuple[int, ...]
     from bot.components import picked
 
     assert picked(FakeInteraction(values)) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "custom_id",
+    ["sh:ab12:0:join", "sh:ab12:0:hand", "sh:ab12:7:play:3", "sh:ab12:7:hint"],
+)
+async def test_a_clicked_button_is_parsed_around_the_button_that_came_with_it(
+    custom_id: str,
+) -> None:
+    kind = kind_of(custom_id)
+    match = re.fullmatch(kind.__discord_ui_compiled_template__, custom_id) if kind else None
+    assert kind is not None and match is not None
+    clicked: discord.ui.Button[Any] = discord.ui.Button(custom_id=custom_id)
+    assert (await kind.from_custom_id(None, clicked, match)).item is clicked
+
+
+@pytest.mark.parametrize(
+    "custom_id", ["sh:ab12:7:sel:1", "sh:ab12:7:swh:2", "sh:ab12:7:choose", "sh:ab12:7:stack"]
+)
+async def test_a_chosen_menu_is_parsed_around_the_menu_that_came_with_it(custom_id: str) -> None:
+    kind = kind_of(custom_id)
+    match = re.fullmatch(kind.__discord_ui_compiled_template__, custom_id) if kind else None
+    assert kind is not None and match is not None
+    clicked: discord.ui.Select[Any] = discord.ui.Select(custom_id=custom_id)
+    assert (await kind.from_custom_id(None, clicked, match)).item is clicked

@@ -359,3 +359,20 @@ def test_every_screen_fits_discords_limits_in_every_language(language: str) -> N
                     assert len(item.get("placeholder") or "") <= 150
                     assert len(item.get("options", [])) <= 25
                     assert all(len(o["label"]) <= 100 for o in item.get("options", []))
+
+
+def test_a_private_view_writes_no_moves_and_the_table_message_writes_them_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = big_hand_table()
+    assert table.game is not None
+    table.log = notes_of(table.game.apply(table.game.legal_actions(0)[0]))
+    shown = snapshot(table)
+    notes: list[object] = []
+    monkeypatch.setattr(rendering, "note_text", counted(notes, note_text))
+    render_private(shown, 0, EN, WHERE)
+    render_private(shown, 1, EN, WHERE)
+    assert notes == []
+    render_table(shown, EN)
+    render_table(shown, EN)
+    assert len(notes) == len(shown.log) > 0

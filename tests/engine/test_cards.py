@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pickle
 
-from engine.cards import JOKER, Card, make_deck, parse_card
+from engine import cards
+from engine.cards import JOKER, Card, format_cards, make_deck, parse_card
 from engine.game import Game
 from engine.rules import make_rules
 from engine.serialize import game_from_json, game_to_json
@@ -44,3 +45,12 @@ def test_a_stored_game_read_back_holds_the_shared_cards() -> None:
     cards = every_card(read)
     assert len(cards) == 52
     assert all(card is Card(card.rank, card.suit) for card in cards)
+
+
+def test_cards_are_written_as_they_write_themselves_and_odd_ones_are_not_kept() -> None:
+    deck = make_deck(2, 2)
+    assert format_cards(deck) == [str(card) for card in deck]
+    assert format_cards([Card(10, "H"), Card(JOKER, None)]) == ["10H", "JK"]
+    odd = Card(5, "X")  # type: ignore[arg-type]
+    assert format_cards([odd]) == [str(odd)]
+    assert odd not in cards._TEXTS

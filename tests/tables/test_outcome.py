@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from engine.game import Game
 from engine.rules import make_rules
-from engine.views import player_view
+from engine.views import PlayerView, player_view
+from tables import outcome
+from tables.controls import Controls, controls
 from tables.model import Seat, Table
 from tables.outcome import snapshot
 
@@ -36,3 +40,23 @@ def test_every_seat_of_a_snapshot_shares_its_one_public_view() -> None:
         # Built once for the snapshot, not once per seat; and what each seat sees alone.
         assert view.table is shown.public
         assert view == player_view(table.game, seat)
+
+
+def test_a_seats_choices_are_grouped_once_per_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = make_rules("classic")
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
+    table.game = Game.deal(rules, 2, seed=1)
+    shown = snapshot(table)
+    grouped: list[PlayerView] = []
+
+    def counted(view: PlayerView) -> Controls:
+        grouped.append(view)
+        return controls(view)
+
+    monkeypatch.setattr(outcome, "controls", counted)
+    first = shown.choices(0)
+    assert first == controls(shown.private[0]) and shown.choices(0) is first
+    assert grouped == [shown.private[0]]
+    # A seat without a view of its own has no choices; a copy groups its own.
+    assert shown.choices(7) is None
+    assert dataclasses.replace(shown).choices(0) is not first

@@ -186,6 +186,27 @@ async def test_setup_swap_ready_then_play_and_stale_clicks(service: TableService
     assert table.log[-1].code == "played" and table.log[-1].params["seat"] == turn
 
 
+async def test_a_click_resolves_through_the_choices_its_view_was_drawn_from(
+    service: TableService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    await all_ready(service, table, ANA, BEN)
+    assert table.game is not None and table.game.turn is not None
+    turn = table.game.turn
+    player, version = (BEN if turn == 1 else ANA), table.seats[turn].version
+    shown = (await service.submit(table.id, player, Look(), version)).snapshot
+    drawn = shown.choices(turn)  # as the private view's components group them
+    assert drawn is not None
+    grouped: list[PlayerView] = []
+    monkeypatch.setattr(controls, "controls", grouped.append)
+    moves = table.game.moves
+    await service.submit(table.id, player, PlayCards(0), version)
+    # The same lists, not grouped again for the click.
+    assert grouped == [] and table.game.moves == moves + 1
+    assert table.log[-1].params["cards"] == [str(card) for card in drawn.plays[0].cards]
+
+
 async def test_refusals_change_nothing_stored(service: TableService, store: MemoryStore) -> None:
     table = await seated(service, ANA, BEN)
     await service.submit(table.id, ANA, Start())
