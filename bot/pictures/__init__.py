@@ -24,6 +24,22 @@ TABLE_FILE = "table.jpg"
 HAND_FILE = "hand.jpg"
 
 
+class _Upload(io.BytesIO):
+    """A picture's bytes for one upload, which go as soon as the upload is done.
+
+    `discord.File` stubs `close` on what it sends and, once sent, puts the real one back as
+    an attribute (`fp.close = <fp's own close>`): on a plain `BytesIO` that is a reference
+    cycle, which kept every sent picture's JPEG until the collector's next full pass (over
+    a hundred MB with pictures on at 50 tables). Here putting it back drops the stub instead.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "close" and getattr(value, "__self__", None) is self:
+            self.__dict__.pop("close", None)  # the class's own `close` shows through again
+            return
+        super().__setattr__(name, value)
+
+
 @dataclass(frozen=True)
 class Picture:
     """A picture to attach: its file name, the key of what it shows, its JPEG when read."""
@@ -44,7 +60,7 @@ class Picture:
 
     def file(self) -> discord.File:
         """Make a new `discord.File` of the picture (a file can be sent only once)."""
-        return discord.File(io.BytesIO(self.data), filename=self.filename)
+        return discord.File(_Upload(self.data), filename=self.filename)
 
 
 def table_picture(snapshot: Snapshot, locale: str) -> Picture | None:

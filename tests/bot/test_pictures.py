@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import io
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -424,3 +426,23 @@ def test_a_card_on_its_shadow_is_laid_as_the_shadow_then_the_card_would_be(width
         sprites.place(before, body, (width // 2, width // 2))
         sprites.lay_card(canvas, card, width, (width // 2, width // 2), glass, whole)
         assert canvas.tobytes() == before.tobytes()
+
+
+def test_a_sent_pictures_bytes_go_as_soon_as_its_file_is_closed() -> None:
+    picture = Picture("table.jpg", "k", lambda: b"\xff\xd8" + bytes(50_000))
+    gc.disable()  # nothing for the collector to find: the bytes must go by their count alone
+    try:
+        file = picture.file()
+        fp = file.fp
+        assert fp.read() == picture.data  # what an upload reads
+        gone = weakref.ref(fp)
+        file.close()  # as discord.py and bot.rest do once it is sent
+        assert not fp.closed  # the stub is dropped, not called
+        del file, fp
+        assert gone() is None
+    finally:
+        gc.enable()
+    # Only `close` is treated so: other attributes are kept as on any object.
+    other = picture.file().fp
+    other.name = "x"  # type: ignore[attr-defined]
+    assert other.name == "x"  # type: ignore[attr-defined]
