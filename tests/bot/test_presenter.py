@@ -105,24 +105,29 @@ def test_pictures_are_left_out_where_the_bot_may_not_attach_files() -> None:
     assert presenter._shown(shown).pictures
 
 
-async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    edits: list[dict[str, Any]] = []
+def editing_client(edits: list[dict[str, Any]]) -> Any:
+    """Stand in for the client where the presenter edits a table message; note each edit."""
 
     class Message:
         async def edit(self, **kwargs: Any) -> None:
             edits.append(kwargs)
 
     channel = SimpleNamespace(get_partial_message=lambda message_id: Message())
-    client = SimpleNamespace(
+    return SimpleNamespace(
         get_guild=lambda guild_id: None, get_partial_messageable=lambda _: channel
     )
+
+
+async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    edits: list[dict[str, Any]] = []
+    client = editing_client(edits)
 
     async def no_wait(seconds: float) -> None:
         return None
 
-    presenter = Presenter(client, Pacer(), settle=0, table_interval=0, sleep=no_wait)  # type: ignore[arg-type]
+    presenter = Presenter(client, Pacer(), settle=0, table_interval=0, sleep=no_wait)
     built: list[int] = []
 
     def counted(*args: Any, **kwargs: Any) -> Any:
@@ -153,15 +158,7 @@ async def test_a_table_message_changes_more_rarely_the_more_tables_are_kept(
     tables: int, waited: float
 ) -> None:
     edits: list[dict[str, Any]] = []
-
-    class Message:
-        async def edit(self, **kwargs: Any) -> None:
-            edits.append(kwargs)
-
-    channel = SimpleNamespace(get_partial_message=lambda message_id: Message())
-    client = SimpleNamespace(
-        get_guild=lambda guild_id: None, get_partial_messageable=lambda _: channel
-    )
+    client = editing_client(edits)
     sleeps: list[float] = []
 
     async def sleep(seconds: float) -> None:
@@ -169,7 +166,7 @@ async def test_a_table_message_changes_more_rarely_the_more_tables_are_kept(
 
     # All table messages together change at most twice a second, each at most every 2 s.
     presenter = Presenter(
-        client,  # type: ignore[arg-type]
+        client,
         Pacer(),
         settle=0,
         table_interval=2.0,
