@@ -202,9 +202,7 @@ async def edit_answer(
     await first_response(
         interaction,
         lambda: update_message(interaction, **kwargs),
-        lambda: edit_original(
-            interaction._session, interaction.application_id, interaction.token, **kwargs
-        ),
+        lambda: _Editor.of(interaction, 0.0).edit(**kwargs),
     )
 
 
@@ -213,9 +211,7 @@ async def edit_components(interaction: discord.Interaction, view: Components) ->
     await first_response(
         interaction,
         lambda: update_message(interaction, view=view),
-        lambda: edit_original(
-            interaction._session, interaction.application_id, interaction.token, view=view
-        ),
+        lambda: _Editor.of(interaction, 0.0).edit(view=view),
     )
 
 
