@@ -127,7 +127,10 @@ class TableService:
 
     def lock(self, table_id: str) -> asyncio.Lock:
         """Return the lock that serialises a table's requests."""
-        return self._locks.setdefault(table_id, asyncio.Lock())
+        lock = self._locks.get(table_id)
+        if lock is None:  # made once, not at every request
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
 
     # ------------------------------------------------------------------ requests
 
@@ -205,12 +208,8 @@ class TableService:
         # The member's view as last published (the one they clicked on), while it is current,
         # with its choices as its components were drawn from them.
         shown = self._snapshot(table)
-        view = shown.private.get(seat)
-        if view is None:
-            view = table.view(seat)
-            action = controls.resolve(view, intent)
-        else:
-            action = controls.resolve(view, intent, shown.choices(seat))
+        view = shown.private.get(seat) or table.view(seat)
+        action = controls.resolve(view, intent, shown.choices(seat))
         if action is None:
             raise TableError("move_gone")
         try:
