@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 import orjson
@@ -139,38 +139,45 @@ def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: boo
 # ---------------------------------------------------------------------- the public part
 
 
+T = TypeVar("T")
+
 # What every viewer of a table sees alike in one language (seat names, the last moves, the
 # pile) is drawn once per snapshot and language, and shared by the table message and every
 # private view; each part when first read (a private view shows no moves).
 
 
+def _drawn_once(
+    snapshot: Snapshot, key: tuple[str, str], kind: type[T], draw: Callable[[], T]
+) -> T:
+    """Give what `draw` makes of a snapshot, drawn the first time it is asked for."""
+    found = snapshot.drawn.get(key)
+    if isinstance(found, kind):
+        return found
+    drawn = snapshot.drawn[key] = draw()
+    return drawn
+
+
 def public_names(snapshot: Snapshot, locale: str) -> tuple[str, ...]:
     """Name a snapshot's seats, once per language."""
-    found = snapshot.drawn.get(("names", locale))
-    if isinstance(found, tuple):
-        return found
-    drawn = snapshot.drawn["names", locale] = tuple(names(snapshot, locale))
-    return drawn
+    return _drawn_once(snapshot, ("names", locale), tuple, lambda: tuple(names(snapshot, locale)))
 
 
 def public_log(snapshot: Snapshot, locale: str) -> tuple[str, ...]:
     """Write a snapshot's last moves, once per language."""
-    found = snapshot.drawn.get(("log", locale))
-    if isinstance(found, tuple):
-        return found
-    drawn = tuple(note_text(note, snapshot, locale) for note in snapshot.log)
-    snapshot.drawn["log", locale] = drawn
-    return drawn
+    return _drawn_once(
+        snapshot,
+        ("log", locale),
+        tuple,
+        lambda: tuple(note_text(note, snapshot, locale) for note in snapshot.log),
+    )
 
 
 def public_pile(snapshot: Snapshot, locale: str) -> str:
     """Describe a snapshot's pile, once per language."""
-    found = snapshot.drawn.get(("pile", locale))
-    if isinstance(found, str):
-        return found
     view = snapshot.public
-    drawn = snapshot.drawn["pile", locale] = "" if view is None else pile_text(view, locale)
-    return drawn
+    return _drawn_once(
+        snapshot, ("pile", locale), str, lambda: "" if view is None else pile_text(view, locale)
+    )
 
 
 # ---------------------------------------------------------------------- the table message
