@@ -1,5 +1,6 @@
-"""Libraries the bot may not need load only when used (Pillow, asyncpg for PostgreSQL), and
-Babel's catalog machinery not at all: the bot reads its catalogs itself."""
+"""Libraries the bot may not need load only when used (Pillow, asyncpg for PostgreSQL, the
+process pool for computer moves), and Babel's catalog machinery not at all: the bot reads its
+catalogs itself."""
 
 from __future__ import annotations
 
@@ -9,22 +10,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Imports what `python -m bot` starts with, renders a table message and a member's view
-# with pictures off (with an argument: draws a table picture too), then says whether
-# Pillow, asyncpg and Babel's catalog machinery are loaded.
+# Imports what `python -m bot` starts with, starts a move pool, renders a table message and
+# a member's view with pictures off (with an argument: draws a table picture too), then says
+# whether Pillow, asyncpg, Babel's catalog machinery and multiprocessing are loaded.
 SCRIPT = """
 import dataclasses, sys
 import bot.__main__, bot.client, bot.database, bot.presenter, bot.storage
 from bot.bench_pictures import classic_three
 from bot.pictures import table_picture
 from bot.rendering import render_private, render_table
+from tables.movers import MovePool
 
+MovePool(1).start()
 off = dataclasses.replace(classic_three(), pictures=False)
 render_table(off, "en")
 render_private(off, 0, "en", "#table")
 if len(sys.argv) > 1:
     table_picture(classic_three(), "en").data
-print(*(name in sys.modules for name in ("PIL", "asyncpg", "babel.messages")))
+names = ("PIL", "asyncpg", "babel.messages", "multiprocessing", "concurrent.futures.process")
+print(*(name in sys.modules for name in names))
 """
 
 
@@ -34,8 +38,8 @@ def loaded(*argv: str) -> dict[str, bool]:
         [sys.executable, "-c", SCRIPT, *argv], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    pillow, asyncpg, catalogs = done.stdout.split()[-3:]
-    return {"PIL": pillow == "True", "asyncpg": asyncpg == "True", "babel": catalogs == "True"}
+    names = ("PIL", "asyncpg", "babel", "multiprocessing", "process pool")
+    return dict(zip(names, (word == "True" for word in done.stdout.split()[-5:]), strict=True))
 
 
 def test_the_bot_with_pictures_off_never_imports_pillow() -> None:
@@ -52,3 +56,8 @@ def test_the_bot_imports_asyncpg_only_to_use_postgresql() -> None:
 
 def test_the_bot_reads_its_catalogs_without_babels_catalog_machinery() -> None:
     assert not loaded()["babel"]
+
+
+def test_a_move_pool_no_computer_seat_used_never_imports_multiprocessing() -> None:
+    imported = loaded()
+    assert not imported["multiprocessing"] and not imported["process pool"]
