@@ -6,11 +6,11 @@ Nothing is translated at import: every function takes the reader's locale.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_EVEN, Decimal
 from functools import lru_cache
 from typing import Any
 
 import discord
-from babel.numbers import format_decimal
 
 from bot.i18n import t, tn
 from bot.ratings import Change, Rating
@@ -468,17 +468,31 @@ def rules_summary(rules: RuleSet, preset: str, locale: str) -> str:
 # ---------------------------------------------------------------------- skill ratings
 
 
+# CLDR's decimal sign of each catalog language, as Babel's `format_decimal` writes it (a
+# test holds them to it); loading Babel's locale data would cost 5 MB of memory for English.
+DECIMAL_SIGNS = {"en": ".", "de": ",", "da": ",", "pl": ",", "nl": ","}
+_TENTH = Decimal("0.1")
+
+
+def decimal_text(value: float, locale: str, *, signed: bool = False) -> str:
+    """Write a number to one decimal, halves to even, the reader's way: "12.3", "12,3"."""
+    text = str(Decimal(str(value)).quantize(_TENTH, rounding=ROUND_HALF_EVEN))
+    if signed and not text.startswith("-"):
+        text = "+" + text
+    return text.replace(".", DECIMAL_SIGNS.get(locale, "."))
+
+
 def rating_text(rating: Rating, locale: str) -> str:
     """Show the rating players see (the conservative mu - 3·sigma) to one decimal: "12.3"."""
-    return str(format_decimal(rating.ordinal, "0.0", locale=locale))
+    return decimal_text(rating.ordinal, locale)
 
 
 def rating_change_text(delta: float, locale: str) -> str:
     """Show how far a rating moved, signed to one decimal: "+1.2", "-0.4", "±0.0"."""
     shown = round(delta, 1)
     if shown == 0:  # -0.0 too
-        return "±" + str(format_decimal(0, "0.0", locale=locale))
-    return str(format_decimal(shown, "+0.0;-0.0", locale=locale))
+        return "±" + decimal_text(0, locale)
+    return decimal_text(shown, locale, signed=True)
 
 
 def rating_line(name: str, change: Change, locale: str) -> str:

@@ -1,6 +1,6 @@
 """Libraries the bot may not need load only when used (Pillow, asyncpg for PostgreSQL, the
-process pool for computer moves), and Babel's catalog machinery not at all: the bot reads its
-catalogs itself."""
+process pool for computer moves), and Babel not at all: the bot reads its catalogs and writes
+its numbers itself."""
 
 from __future__ import annotations
 
@@ -10,24 +10,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Imports what `python -m bot` starts with, starts a move pool, renders a table message and
-# a member's view with pictures off (with an argument: draws a table picture too), then says
-# whether Pillow, asyncpg, Babel's catalog machinery and multiprocessing are loaded.
+# Imports what `python -m bot` starts with, starts a move pool, renders a table message, a
+# member's view and a rating change with pictures off (with an argument: draws a table picture
+# too), then says whether Pillow, asyncpg, Babel and multiprocessing are loaded.
 SCRIPT = """
 import dataclasses, sys
 import bot.__main__, bot.client, bot.database, bot.presenter, bot.storage
 from bot.bench_pictures import classic_three
 from bot.pictures import table_picture
+from bot.ratings import NEWCOMER, Change, Rating
 from bot.rendering import render_private, render_table
+from bot.words import rating_line
 from tables.movers import MovePool
 
 MovePool(1).start()
 off = dataclasses.replace(classic_three(), pictures=False)
 render_table(off, "en")
 render_private(off, 0, "en", "#table")
+rating_line("Ana", Change(NEWCOMER, Rating(26.0, 8.0)), "de")
 if len(sys.argv) > 1:
     table_picture(classic_three(), "en").data
-names = ("PIL", "asyncpg", "babel.messages", "multiprocessing", "concurrent.futures.process")
+names = ("PIL", "asyncpg", "babel", "multiprocessing", "concurrent.futures.process")
 print(*(name in sys.modules for name in names))
 """
 
@@ -54,7 +57,7 @@ def test_the_bot_imports_asyncpg_only_to_use_postgresql() -> None:
     assert not loaded()["asyncpg"]
 
 
-def test_the_bot_reads_its_catalogs_without_babels_catalog_machinery() -> None:
+def test_the_bot_reads_its_catalogs_and_writes_its_numbers_without_babel() -> None:
     assert not loaded()["babel"]
 
 

@@ -10,11 +10,12 @@ import pytest
 from bot import ratings
 from bot._leaderboard import by_rating, rating_computer_lines, rating_page_lines
 from bot.cogs.stats import stats_embed
+from bot.i18n import LANGUAGES
 from bot.rating_store import RatingRow
 from bot.ratings import NEWCOMER, Change, Rating, replay, trend
 from bot.rendering import render_table
 from bot.storage import PlayedGame
-from bot.words import rating_change_text, rating_line, rating_text
+from bot.words import decimal_text, rating_change_text, rating_line, rating_text
 from engine.actions import Resign
 from engine.game import Game
 from engine.rules import make_rules
@@ -173,3 +174,18 @@ def test_the_readme_example() -> None:
     assert rating_computer_lines(rows, "en") == [
         "1. **Computer (expert)**: rating -3.3 (-2.6 in the last game), played 4"
     ]
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_numbers_are_written_as_babels_format_decimal_writes_them(locale: str) -> None:
+    # Babel's locale data is not loaded by the bot (5 MB); its formatting is the reference.
+    from babel.numbers import format_decimal
+
+    values = [0.0, -0.0, 0.04, -0.04, 0.05, -0.05, 0.15, 0.25, 2.35, 2.45, -2.45, 12.34]
+    values += [1234.56, -987.65, 99.95, -99.95, 1e-7, 31.0499999, 31.05]
+    values += [n / 100 for n in range(-1000, 1000, 7)]
+    for value in values:
+        assert decimal_text(value, locale) == format_decimal(value, "0.0", locale=locale)
+        if round(value, 1) != 0:
+            signed = format_decimal(value, "+0.0;-0.0", locale=locale)
+            assert decimal_text(value, locale, signed=True) == signed
