@@ -23,9 +23,13 @@ from discord.http import HTTPClient, Ratelimit, Route
 async def send_first_dm(client: discord.Client, user_id: int, **kwargs: Any) -> tuple[int, int]:
     """Open the member's DM conversation and send its first message; give its channel and id."""
     channel = await client.create_dm(discord.Object(user_id))
-    message = await channel.send(**kwargs)
-    route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel.id)
-    forget_idle(client.http, route)
+    try:
+        message = await channel.send(**kwargs)
+    finally:
+        # Refused too (the member's DMs are closed): the bucket is as idle either way.
+        forget_idle(
+            client.http, Route("POST", "/channels/{channel_id}/messages", channel_id=channel.id)
+        )
     return channel.id, message.id
 
 

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
+import discord
 import pytest
 from discord.http import HTTPClient, Ratelimit, Route
 
@@ -62,6 +63,17 @@ async def test_a_first_dm_refused_for_now_is_sent_once_and_its_bucket_forgotten(
         sent = [m.content for m in sandbox.world.channel_messages(channel.id)]
         assert sent == ["first", "hello"]
         assert sandbox.world.messages[message_id].content == "hello"
+        assert buckets_of(bot.http, channel.id) == []
+
+
+async def test_a_first_dm_refused_for_good_leaves_no_bucket_either(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    async with connected_bot(sandbox, make_bot(tmp_path)) as bot:
+        user = await sandbox.driver.create_user("dan", dms_open=False)
+        with pytest.raises(discord.Forbidden):
+            await send_first_dm(bot, int(user["id"]), content="hello")
+        channel = sandbox.world.dm_channel(sandbox.world.users[int(user["id"])])
         assert buckets_of(bot.http, channel.id) == []
 
 
