@@ -34,6 +34,7 @@ from bot.components import Components
 from bot.edits import edit_original, update_message
 from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry
+from bot.ratelimits import send_first_dm
 from bot.ratings import Change
 from bot.rendering import (
     Rendered,
@@ -741,9 +742,8 @@ class Presenter:
                 message = dm.get_partial_message(ref.message_id)
                 await message.edit(**rendered.message_edit_kwargs(shown))
                 return True
-        channel = await self.client.create_dm(discord.Object(user_id))
-        message = await channel.send(**rendered.send_kwargs())
-        state.dms[user_id] = MessageRef(state.latest.id, user_id, channel.id, message.id, False)
+        channel_id, message_id = await send_first_dm(self.client, user_id, **rendered.send_kwargs())
+        state.dms[user_id] = MessageRef(state.latest.id, user_id, channel_id, message_id, False)
         await self._save(state.dms[user_id])
         return True
 

@@ -2,8 +2,10 @@
 holds the interpreter lock the bot's event loop needs to answer clicks.
 
 The bot owns one `MovePool`: it starts it before the first table moves and shuts it down when
-it stops. With no workers, or a strategy factory that cannot be sent to one (a test's
-instrumented closure), moves and hints are thought out in a thread.
+it stops; the worker processes are made when the first computer move or hint is asked, so a
+bot whose tables have no computer seats never loads `multiprocessing`. With no workers, or a
+strategy factory that cannot be sent to one (a test's instrumented closure), moves and hints
+are thought out in a thread.
 """
 
 from __future__ import annotations
@@ -11,14 +13,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import multiprocessing
 import os
 import pickle
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Executor
 from typing import TypeVar
 
 from engine.actions import Action
@@ -46,6 +46,7 @@ class MovePool:
     def __init__(self, workers: int | None = None) -> None:
         """Plan `workers` processes (None: sized to the machine; 0: no pool, a thread)."""
         self.workers = machine_workers() if workers is None else max(0, workers)
+        self._started = False
         self._executor: Executor | None = None
 
     @property
@@ -54,16 +55,12 @@ class MovePool:
         return self._executor is not None
 
     def start(self) -> None:
-        """Start the workers; each loads the engine at once, before the first move is asked."""
-        if self.workers == 0 or self._executor is not None:
-            return
-        executor = self._executor = self._new_executor()
-        for _ in range(self.workers):
-            executor.submit(strategy_names)
-        log.info("computer players think in %d worker processes", self.workers)
+        """Let workers think from the first move or hint asked (their processes are made then)."""
+        self._started = self.workers > 0
 
     def shutdown(self) -> None:
         """Stop the workers; moves asked for later are chosen in a thread."""
+        self._started = False
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
@@ -113,27 +110,43 @@ class MovePool:
         seat: int,
     ) -> R:
         """Run `call` in a worker (a thread without one); on a worker's failure, `fallback` here."""
-        executor = self._executor
-        if executor is None or not _sendable(factory):
+        if not self._started or not _sendable(factory):
             return await asyncio.to_thread(call)
+        executor = self._executor
+        if executor is None:
+            executor = self._executor = self._new_executor()
+            log.info("computer players think in %d worker processes", self.workers)
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, call)
         except Exception as error:
             log.exception("table %s: the worker %s seat %d failed", table_id, doing, seat)
+            # Imported with the pool, which is why it is not imported above.
+            from concurrent.futures.process import BrokenProcessPool
+
             if isinstance(error, BrokenProcessPool) and self._executor is executor:
                 executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = self._new_executor()  # its other futures fail too; start afresh
             return fallback()
 
     def _new_executor(self) -> Executor:
-        """Make the pool's processes: spawned, not forked from a process with threads running."""
+        """Make the pool's processes: spawned, not forked from a process with threads running.
+
+        Each loads the engine at once, before the move that made the pool reaches one.
+        """
+        # multiprocessing and the process pool are 1.7 MB of a bot that never needs them.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(
+        executor = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=context,
             initializer=_leave_with_parent,
             initargs=(os.getpid(),),
         )
+        for _ in range(self.workers):
+            executor.submit(strategy_names)
+        return executor
 
 
 def _sendable(factory: autoplay.StrategyFactory) -> bool:

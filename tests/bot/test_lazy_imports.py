@@ -1,5 +1,6 @@
-"""Libraries the bot may not need load only when used (Pillow, asyncpg for PostgreSQL), and
-Babel not at all: the bot reads its catalogs and writes its numbers itself."""
+"""Libraries the bot may not need load only when used (Pillow, asyncpg for PostgreSQL, the
+process pool for computer moves), and Babel and pydantic-settings not at all: the bot reads
+its catalogs, writes its numbers and reads its settings' keys itself."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Imports what `python -m bot` starts with, renders a table message, a member's view and a
-# rating change with pictures off (with an argument: draws a table picture too), then says
-# whether Pillow, asyncpg and Babel are loaded.
+# Imports what `python -m bot` starts with, starts a move pool, renders a table message, a
+# member's view and a rating change with pictures off (with an argument: draws a table picture
+# too), then says whether Pillow, asyncpg, Babel, multiprocessing and pydantic-settings are
+# loaded.
 SCRIPT = """
 import dataclasses, sys
 import bot.__main__, bot.client, bot.database, bot.presenter, bot.storage
@@ -20,14 +22,21 @@ from bot.pictures import table_picture
 from bot.ratings import NEWCOMER, Change, Rating
 from bot.rendering import render_private, render_table
 from bot.words import rating_line
+from bot.settings import get_settings
+from tables.movers import MovePool
 
+get_settings(database_path="unused.sqlite3", discord_token=None)
+MovePool(1).start()
 off = dataclasses.replace(classic_three(), pictures=False)
 render_table(off, "en")
 render_private(off, 0, "en", "#table")
 rating_line("Ana", Change(NEWCOMER, Rating(26.0, 8.0)), "de")
 if len(sys.argv) > 1:
     table_picture(classic_three(), "en").data
-print(*(name in sys.modules for name in ("PIL", "asyncpg", "babel")))
+names = (
+    "PIL", "asyncpg", "babel", "multiprocessing", "concurrent.futures.process", "pydantic_settings"
+)
+print(*(name in sys.modules for name in names))
 """
 
 
@@ -37,8 +46,8 @@ def loaded(*argv: str) -> dict[str, bool]:
         [sys.executable, "-c", SCRIPT, *argv], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    pillow, asyncpg, babel = done.stdout.split()[-3:]
-    return {"PIL": pillow == "True", "asyncpg": asyncpg == "True", "babel": babel == "True"}
+    names = ("PIL", "asyncpg", "babel", "multiprocessing", "process pool", "pydantic-settings")
+    return dict(zip(names, (word == "True" for word in done.stdout.split()[-6:]), strict=True))
 
 
 def test_the_bot_with_pictures_off_never_imports_pillow() -> None:
@@ -55,3 +64,12 @@ def test_the_bot_imports_asyncpg_only_to_use_postgresql() -> None:
 
 def test_the_bot_reads_its_catalogs_and_writes_its_numbers_without_babel() -> None:
     assert not loaded()["babel"]
+
+
+def test_a_move_pool_no_computer_seat_used_never_imports_multiprocessing() -> None:
+    imported = loaded()
+    assert not imported["multiprocessing"] and not imported["process pool"]
+
+
+def test_the_bot_reads_its_settings_without_pydantic_settings() -> None:
+    assert not loaded()["pydantic-settings"]

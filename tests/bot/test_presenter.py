@@ -8,6 +8,7 @@ from typing import Any
 
 import discord
 import pytest
+from discord.http import HTTPClient
 
 from bot.pacing import Pacer
 from bot.presenter import Presenter, private_key
@@ -213,7 +214,10 @@ async def test_new_dm_conversations_open_a_few_at_once_through_the_pacers_gate()
         return DM(user.id)
 
     client = SimpleNamespace(
-        get_guild=lambda guild_id: None, get_channel=lambda _: None, create_dm=create_dm
+        get_guild=lambda guild_id: None,
+        get_channel=lambda _: None,
+        create_dm=create_dm,
+        http=HTTPClient(asyncio.get_running_loop()),
     )
     presenter = Presenter(client, Pacer(gate_limit=2))  # type: ignore[arg-type]
     rules = make_rules("classic")
@@ -226,6 +230,7 @@ async def test_new_dm_conversations_open_a_few_at_once_through_the_pacers_gate()
         presenter._queue_private(state, seat)
     await presenter.pacer.idle()
     assert sorted(sent) == [3, 4, 5, 6, 7]
+    assert [ref.message_id for ref in state.dms.values()] == [903, 904, 905, 906, 907]
     # Opening a conversation (the channel and its first message) holds a place at the gate.
     assert most == 2
     await presenter.close()

@@ -58,10 +58,12 @@ async def test_moves_are_thought_out_in_a_worker_process() -> None:
     pool = MovePool(1)
     pool.start()
     try:
-        assert pool.running
+        # The processes are made for the first move asked, not before.
+        assert not pool.running
         # The factory refuses in this process: only a worker can have chosen the expert's move.
         chosen = await pool.choose(view, "expert", 77, factory=in_a_worker)
         assert chosen == expected
+        assert pool.running
     finally:
         pool.shutdown()
     assert not pool.running
@@ -174,13 +176,12 @@ import asyncio, os, sys
 from tables.movers import MovePool
 
 async def main():
-    pool = MovePool(1)
-    pool.start()
+    executor = MovePool(1)._new_executor()  # the processes a first computer move makes
     if sys.argv[1] == "up":
         loop = asyncio.get_running_loop()
-        print(await loop.run_in_executor(pool._executor, os.getpid), flush=True)
+        print(await loop.run_in_executor(executor, os.getpid), flush=True)
     else:
-        print(*pool._executor._processes, flush=True)  # spawned, maybe still importing
+        print(*executor._processes, flush=True)  # spawned, maybe still importing
     os._exit(0)  # killed: no shutdown, as when the bot's process is killed
 
 asyncio.run(main())
