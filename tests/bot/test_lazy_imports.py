@@ -1,6 +1,6 @@
 """Libraries the bot may not need load only when used (Pillow, asyncpg for PostgreSQL, the
-process pool for computer moves), and Babel and pydantic-settings not at all: the bot reads
-its catalogs, writes its numbers and reads its settings' keys itself."""
+process pool for computer moves), and Babel not at all: the bot reads its catalogs and writes
+its numbers itself."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Imports what `python -m bot` starts with, starts a move pool, renders a table message, a
 # member's view and a rating change with pictures off (with an argument: draws a table picture
-# too), then says whether Pillow, asyncpg, Babel, multiprocessing and pydantic-settings are
-# loaded.
+# too), then says whether Pillow, asyncpg, Babel and multiprocessing are loaded.
 SCRIPT = """
 import dataclasses, sys
 import bot.__main__, bot.client, bot.database, bot.presenter, bot.storage
@@ -22,10 +21,8 @@ from bot.pictures import table_picture
 from bot.ratings import NEWCOMER, Change, Rating
 from bot.rendering import render_private, render_table
 from bot.words import rating_line
-from bot.settings import get_settings
 from tables.movers import MovePool
 
-get_settings(database_path="unused.sqlite3", discord_token=None)
 MovePool(1).start()
 off = dataclasses.replace(classic_three(), pictures=False)
 render_table(off, "en")
@@ -33,9 +30,7 @@ render_private(off, 0, "en", "#table")
 rating_line("Ana", Change(NEWCOMER, Rating(26.0, 8.0)), "de")
 if len(sys.argv) > 1:
     table_picture(classic_three(), "en").data
-names = (
-    "PIL", "asyncpg", "babel", "multiprocessing", "concurrent.futures.process", "pydantic_settings"
-)
+names = ("PIL", "asyncpg", "babel", "multiprocessing", "concurrent.futures.process")
 print(*(name in sys.modules for name in names))
 """
 
@@ -46,8 +41,8 @@ def loaded(*argv: str) -> dict[str, bool]:
         [sys.executable, "-c", SCRIPT, *argv], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    names = ("PIL", "asyncpg", "babel", "multiprocessing", "process pool", "pydantic-settings")
-    return dict(zip(names, (word == "True" for word in done.stdout.split()[-6:]), strict=True))
+    names = ("PIL", "asyncpg", "babel", "multiprocessing", "process pool")
+    return dict(zip(names, (word == "True" for word in done.stdout.split()[-5:]), strict=True))
 
 
 def test_the_bot_with_pictures_off_never_imports_pillow() -> None:
@@ -69,7 +64,3 @@ def test_the_bot_reads_its_catalogs_and_writes_its_numbers_without_babel() -> No
 def test_a_move_pool_no_computer_seat_used_never_imports_multiprocessing() -> None:
     imported = loaded()
     assert not imported["multiprocessing"] and not imported["process pool"]
-
-
-def test_the_bot_reads_its_settings_without_pydantic_settings() -> None:
-    assert not loaded()["pydantic-settings"]

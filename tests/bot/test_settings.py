@@ -78,22 +78,6 @@ def test_blank_token_in_dotenv_means_sandbox(tmp_path: Path) -> None:
     assert settings.command_name == "karma"
 
 
-def test_the_environment_wins_over_dotenv_and_arguments_over_both(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / ".env").write_text(
-        "command_name=karma\nLOG_LEVEL=debug\nSANDBOX_PORT=9000\nSANDBOX_HOST\nOTHER=1\n"
-    )
-    monkeypatch.setenv("log_level", "warning")
-    monkeypatch.setenv("SANDBOX_PORT", "9001")
-    settings = get_settings(sandbox_port=9002)
-    # Keys in any case; a key without a value is not set; unknown keys are ignored.
-    assert settings.command_name == "karma"
-    assert settings.log_level == "WARNING"
-    assert settings.sandbox_port == 9002
-    assert settings.sandbox_host == "127.0.0.1"
-
-
 @pytest.mark.parametrize(
     ("key", "value"),
     [
