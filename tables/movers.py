@@ -2,10 +2,10 @@
 holds the interpreter lock the bot's event loop needs to answer clicks.
 
 The bot owns one `MovePool`: it starts it before the first table moves and shuts it down when
-it stops; the worker processes are made when the first computer move or hint is asked, so a
-bot whose tables have no computer seats never loads `multiprocessing`. With no workers, or a
-strategy factory that cannot be sent to one (a test's instrumented closure), moves and hints
-are thought out in a thread.
+it stops; the worker processes are made when a computer seat is added or restored (or the
+first hint is asked), so a bot whose tables have no computer seats never loads
+`multiprocessing`. With no workers, or a strategy factory that cannot be sent to one (a
+test's instrumented closure), moves and hints are thought out in a thread.
 """
 
 from __future__ import annotations
@@ -57,6 +57,12 @@ class MovePool:
     def start(self) -> None:
         """Let workers think from the first move or hint asked (their processes are made then)."""
         self._started = self.workers > 0
+
+    def warm(self) -> None:
+        """Make the worker processes now, so a table's first computer move does not wait."""
+        if self._started and self._executor is None:
+            self._executor = self._new_executor()
+            log.info("computer players think in %d worker processes", self.workers)
 
     def shutdown(self) -> None:
         """Stop the workers; moves asked for later are chosen in a thread."""
@@ -112,10 +118,9 @@ class MovePool:
         """Run `call` in a worker (a thread without one); on a worker's failure, `fallback` here."""
         if not self._started or not _sendable(factory):
             return await asyncio.to_thread(call)
+        self.warm()
         executor = self._executor
-        if executor is None:
-            executor = self._executor = self._new_executor()
-            log.info("computer players think in %d worker processes", self.workers)
+        assert executor is not None
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, call)
         except Exception as error:

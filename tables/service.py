@@ -252,6 +252,8 @@ class TableService:
             self._check_room(table)
             # A computer seat has no name of its own: the shell names it in the reader's words.
             table.seats.append(Seat(0, "", computer=intent.level))
+            # Its thinking processes start now, while the lobby fills, not at its first move.
+            self.movers.warm()
             self._bump(table, None)
         elif isinstance(intent, Leave):
             seat = table.seat_of(member.user_id)
@@ -702,6 +704,8 @@ class TableService:
                 self.tables[table.id] = table
                 self._stored[table.id] = stored.text
                 self._schedule(table)
+                if any(seat.computer for seat in table.seats):
+                    self.movers.warm()
             restored.append(table)
         return restored
 

@@ -69,6 +69,22 @@ async def test_moves_are_thought_out_in_a_worker_process() -> None:
     assert not pool.running
 
 
+def test_warming_makes_the_workers_before_any_move_once_the_pool_is_started() -> None:
+    pool = MovePool(1)
+    pool.warm()
+    assert not pool.running  # not started: the bot is not up yet
+    pool.start()
+    try:
+        pool.warm()
+        assert pool.running
+    finally:
+        pool.shutdown()
+    idle = MovePool(0)
+    idle.start()
+    idle.warm()
+    assert not idle.running
+
+
 async def test_without_workers_the_move_is_chosen_here() -> None:
     view = _view()
     pool = MovePool(0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ from tables.intents import (
     SwapCards,
 )
 from tables.model import Table, TableConfig
+from tables.movers import MovePool
 from tables.outcome import Snapshot
 from tables.service import TableService
 from tests.tables.conftest import TIMING, FakeClock, MemoryStore, Recorder
@@ -260,6 +262,31 @@ async def play_against_computers(
         else:
             await asyncio.sleep(0.005)  # a computer's move is thought out in another thread
     raise AssertionError(f"the game did not end: {table.game and table.game.moves} moves")
+
+
+class ThreadPool(MovePool):
+    """A move pool whose workers are threads: quick to make in a test."""
+
+    def _new_executor(self) -> Executor:
+        return ThreadPoolExecutor(self.workers)
+
+
+async def test_adding_a_computer_seat_starts_the_workers_before_its_first_move(
+    store: MemoryStore, recorder: Recorder, clock: FakeClock
+) -> None:
+    pool = ThreadPool(1)
+    pool.start()
+    service = TableService(
+        store=store, sink=recorder, timing=TIMING, clock=clock, later=clock.later, movers=pool
+    )
+    try:
+        table = await seated(service, ANA)
+        assert not pool.running
+        await service.submit(table.id, ANA, AddComputer("basic"))
+        assert pool.running
+    finally:
+        await service.shutdown()
+        pool.shutdown()
 
 
 async def test_one_member_against_two_computers_plays_to_the_end(
