@@ -289,6 +289,22 @@ async def test_adding_a_computer_seat_starts_the_workers_before_its_first_move(
         pool.shutdown()
 
 
+async def test_restoring_a_table_with_a_computer_seat_starts_the_workers(
+    service: TableService, store: MemoryStore, clock: FakeClock
+) -> None:
+    table = await seated(service, ANA)
+    await service.submit(table.id, ANA, AddComputer("basic"))
+    pool = ThreadPool(1)
+    pool.start()
+    fresh = TableService(store=store, clock=clock, later=clock.later, movers=pool)
+    try:
+        assert [t.id for t in await fresh.restore()] == [table.id]
+        assert pool.running
+    finally:
+        await fresh.shutdown()
+        pool.shutdown()
+
+
 async def test_one_member_against_two_computers_plays_to_the_end(
     service: TableService, store: MemoryStore, clock: FakeClock
 ) -> None:
