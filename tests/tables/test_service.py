@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
@@ -271,22 +273,29 @@ class ThreadPool(MovePool):
         return ThreadPoolExecutor(self.workers)
 
 
-async def test_adding_a_computer_seat_starts_the_workers_before_its_first_move(
-    store: MemoryStore, recorder: Recorder, clock: FakeClock
-) -> None:
+@contextlib.asynccontextmanager
+async def with_workers(
+    store: MemoryStore, clock: FakeClock
+) -> AsyncIterator[tuple[TableService, MovePool]]:
+    """A service with a started move pool (of threads); both stop after."""
     pool = ThreadPool(1)
     pool.start()
-    service = TableService(
-        store=store, sink=recorder, timing=TIMING, clock=clock, later=clock.later, movers=pool
-    )
+    service = TableService(store=store, timing=TIMING, clock=clock, later=clock.later, movers=pool)
     try:
+        yield service, pool
+    finally:
+        await service.shutdown()
+        pool.shutdown()
+
+
+async def test_adding_a_computer_seat_starts_the_workers_before_its_first_move(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    async with with_workers(store, clock) as (service, pool):
         table = await seated(service, ANA)
         assert not pool.running
         await service.submit(table.id, ANA, AddComputer("basic"))
         assert pool.running
-    finally:
-        await service.shutdown()
-        pool.shutdown()
 
 
 async def test_restoring_a_table_with_a_computer_seat_starts_the_workers(
@@ -294,15 +303,9 @@ async def test_restoring_a_table_with_a_computer_seat_starts_the_workers(
 ) -> None:
     table = await seated(service, ANA)
     await service.submit(table.id, ANA, AddComputer("basic"))
-    pool = ThreadPool(1)
-    pool.start()
-    fresh = TableService(store=store, clock=clock, later=clock.later, movers=pool)
-    try:
+    async with with_workers(store, clock) as (fresh, pool):
         assert [t.id for t in await fresh.restore()] == [table.id]
         assert pool.running
-    finally:
-        await fresh.shutdown()
-        pool.shutdown()
 
 
 async def test_one_member_against_two_computers_plays_to_the_end(
