@@ -604,8 +604,10 @@ class Presenter:
 
     def where(self, snapshot: Snapshot, locale: str) -> str:
         """Say which server, channel and table a private view belongs to."""
-        channel = self.client.get_channel(snapshot.channel_id)
         guild = self.client.get_guild(snapshot.guild_id)
+        # The table's channel is one of its server's: looked up there, not in every server the
+        # bot is in (`Client.get_channel` walks them all, for every private view drawn).
+        channel = guild.get_channel_or_thread(snapshot.channel_id) if guild else None
         return t(
             "Table {id} in #{channel} on {guild}",
             locale,

@@ -105,6 +105,18 @@ def test_pictures_are_left_out_where_the_bot_may_not_attach_files() -> None:
     assert presenter._shown(shown).pictures
 
 
+def test_a_private_view_names_its_channel_as_the_tables_server_knows_it() -> None:
+    channels = {2: SimpleNamespace(name="games")}
+    guild = SimpleNamespace(name="Sandbox", get_channel_or_thread=channels.get)
+    # No `get_channel`: the channel is looked up in the table's server, not in every server.
+    client = SimpleNamespace(get_guild={1: guild}.get)
+    presenter = Presenter(client, Pacer())  # type: ignore[arg-type]
+    shown = snapshot(dealt())
+    assert presenter.where(shown, "en") == "Table ab12 in #games on Sandbox"
+    channels.clear()  # a channel the bot does not see (yet): its id
+    assert presenter.where(shown, "en") == "Table ab12 in #2 on Sandbox"
+
+
 def editing_client(edits: list[dict[str, Any]]) -> Any:
     """Stand in for the client where the presenter edits a table message; note each edit."""
 
