@@ -33,7 +33,7 @@ import discord
 from bot.components import Components
 from bot.edits import edit_original, update_message
 from bot.i18n import t
-from bot.pacing import Job, Pacer, Retry
+from bot.pacing import Job, Pacer, Retry, check_current
 from bot.ratings import Change
 from bot.rendering import (
     Rendered,
@@ -532,6 +532,9 @@ class Presenter:
             wait = held.drawn_at + self._table_interval() - self.clock()
             if wait > 0:
                 await self.sleep(wait)
+        # A change while it waited queued a newer redraw, whose write would drop this one's:
+        # nothing is drawn for it (moves come faster than the wait, the newest draws).
+        check_current()
         state = self.tables.get(table_id)
         if state is None or state.message is None or ("table",) in state.answering:
             return False
@@ -763,6 +766,7 @@ class Presenter:
 
     async def _draw_ephemeral(self, table_id: str, seat: int) -> bool:
         await self.sleep(self.settle)
+        check_current()  # a newer redraw was queued while it settled: that one draws
         state = self.tables.get(table_id)
         if state is None:
             return False

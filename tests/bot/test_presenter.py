@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import discord
 import pytest
 
-from bot.pacing import Pacer
-from bot.presenter import Presenter, private_key
+from bot.pacing import Pacer, check_current
+from bot.presenter import Presenter, _Editor, private_key
 from bot.rendering import render_table
 from bot.storage import MessageRef
 from engine.game import Game
@@ -163,6 +163,47 @@ async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing
     presenter.tables["ab12"].latest = snapshot(table)
     assert await presenter._draw_table("ab12")
     assert (len(built), len(edits)) == (2, 2)
+
+
+async def test_a_table_redraw_overtaken_while_it_settles_builds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = dealt()
+    table.pictures = False
+    game = table.game
+    assert game is not None
+    settled: list[float] = []
+
+    async def settle(seconds: float) -> None:
+        settled.append(seconds)
+        if len(settled) == 1:  # a move while the first redraw settles queues a newer one
+            game.apply(game.legal_actions(0)[-1])
+            table.version += 1
+            presenter._queue_table(presenter._newest(snapshot(table)))
+
+    sent: list[dict[str, Any]] = []
+
+    async def edit_original(*args: Any, **kwargs: Any) -> None:
+        check_current()  # as `bot.rest` does once a connection is free for the write
+        sent.append(kwargs)
+
+    monkeypatch.setattr("bot.presenter.edit_original", edit_original)
+    built: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return render_table(*args, **kwargs)
+
+    monkeypatch.setattr("bot.presenter.render_table", counted)
+    presenter = Presenter(editing_client([]), Pacer(), settle=0.3, table_interval=0, sleep=settle)
+    state = presenter._state(snapshot(table))
+    state.message = MessageRef("ab12", 0, 2, 77, False)
+    state.editor = _Editor(cast(Any, None), 1, "token", presenter.clock())
+    presenter._queue_table(state)
+    await presenter.pacer.idle()
+    # The newer redraw draws and sends the newest state; the overtaken one built nothing.
+    assert (len(built), len(sent)) == (1, 1)
+    assert state.inputs == presenter._table_inputs(snapshot(table))
 
 
 @pytest.mark.parametrize(("tables", "waited"), [(1, 2.0), (4, 2.0), (10, 5.0)])
