@@ -532,8 +532,8 @@ class Presenter:
             wait = held.drawn_at + self._table_interval() - self.clock()
             if wait > 0:
                 await self.sleep(wait)
-        # A change while it waited queued a newer redraw, whose write would drop this one's:
-        # nothing is drawn for it (moves come faster than the wait, the newest draws).
+        # A change while it waited queued a newer redraw of the table, which draws instead:
+        # this one's write would be dropped when it went (`check_current` in `bot.rest`).
         check_current()
         state = self.tables.get(table_id)
         if state is None or state.message is None or ("table",) in state.answering:
