@@ -35,6 +35,8 @@ MAX_RETRIES = 8
 MAX_BACKOFF = 60.0
 # How many gated jobs (DM openings) run at once, across all buckets.
 GATE_LIMIT = 4
+# How often idle buckets are looked at, at most, per window (`Pacer._sweep`).
+SWEEPS = 4
 
 
 class Superseded(Exception):
@@ -227,7 +229,9 @@ class Pacer:
             if not state.writes or now - state.writes[-1] >= self.window:
                 self._forget(bucket, state)
         if self._lingering:
-            left = max(0.0, self._lingering[0][0] - now)
+            # Buckets linger until different moments: they are forgotten in batches, at most
+            # SWEEPS times a window, not each at its own moment (a timer and a wake-up each).
+            left = max(self.window / SWEEPS, self._lingering[0][0] - now)
             self._sweeper = asyncio.get_running_loop().call_later(left, self._sweep)
 
     def _forget(self, bucket: Hashable, state: _Bucket) -> None:

@@ -33,7 +33,7 @@ import discord
 from bot.components import Components
 from bot.edits import edit_original, update_message
 from bot.i18n import t
-from bot.pacing import Job, Pacer, Retry
+from bot.pacing import Job, Pacer, Retry, check_current
 from bot.ratelimits import send_first_dm
 from bot.ratings import Change
 from bot.rendering import (
@@ -533,6 +533,9 @@ class Presenter:
             wait = held.drawn_at + self._table_interval() - self.clock()
             if wait > 0:
                 await self.sleep(wait)
+        # A change while it waited queued a newer redraw of the table, which draws instead:
+        # this one's write would be dropped when it went (`check_current` in `bot.rest`).
+        check_current()
         state = self.tables.get(table_id)
         if state is None or state.message is None or ("table",) in state.answering:
             return False
@@ -605,8 +608,10 @@ class Presenter:
 
     def where(self, snapshot: Snapshot, locale: str) -> str:
         """Say which server, channel and table a private view belongs to."""
-        channel = self.client.get_channel(snapshot.channel_id)
         guild = self.client.get_guild(snapshot.guild_id)
+        # The table's channel is one of its server's: looked up there, not in every server the
+        # bot is in (`Client.get_channel` walks them all, for every private view drawn).
+        channel = guild.get_channel_or_thread(snapshot.channel_id) if guild else None
         return t(
             "Table {id} in #{channel} on {guild}",
             locale,
@@ -761,6 +766,7 @@ class Presenter:
 
     async def _draw_ephemeral(self, table_id: str, seat: int) -> bool:
         await self.sleep(self.settle)
+        check_current()  # a newer redraw was queued while it settled: that one draws
         state = self.tables.get(table_id)
         if state is None:
             return False

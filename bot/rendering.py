@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import discord
 import orjson
@@ -94,10 +94,16 @@ class Rendered:
         return self._fingerprint
 
     @cached_property
+    def embed_payloads(self) -> list[Payload]:
+        """Say the embeds as Discord's JSON, made once for the fingerprint and the write."""
+        # discord.py's `Embed.to_dict` walks every slot of an embed at each call.
+        return [cast(Payload, embed.to_dict()) for embed in self.embeds]
+
+    @cached_property
     def _fingerprint(self) -> str:
         # Once per message: the presenter compares and keeps a message's fingerprint often.
         content = [
-            [embed.to_dict() for embed in self.embeds],
+            self.embed_payloads,
             self.view.to_components(),
             self.file_keys,
         ]
@@ -113,14 +119,14 @@ class Rendered:
 
     def edit_kwargs(self, shown: tuple[str, ...] | None = None) -> dict[str, Any]:
         """Say the message as `bot.rest` edit keywords; pictures go up again if they changed."""
-        kwargs: dict[str, Any] = {"embeds": list(self.embeds), "view": self.view}
+        kwargs: dict[str, Any] = {"embeds": self.embed_payloads, "view": self.view}
         if self.file_keys != shown:
             kwargs["attachments"] = [picture.file() for picture in self.pictures]
         return kwargs
 
     def message_edit_kwargs(self, shown: tuple[str, ...] | None = None) -> dict[str, Any]:
         """Say the message as discord.py's `Message.edit` keywords."""
-        return {**self.edit_kwargs(shown), "view": self.view.as_view()}
+        return {**self.edit_kwargs(shown), "embeds": list(self.embeds), "view": self.view.as_view()}
 
 
 # Discord's limits for an embed.

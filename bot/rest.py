@@ -67,21 +67,22 @@ class HasComponents(Protocol):
 def message_body(
     *,
     content: str | None = _UNSET,
-    embeds: Sequence[discord.Embed] = _UNSET,
+    embeds: Sequence[discord.Embed | dict[str, Any]] = _UNSET,
     view: HasComponents | None = _UNSET,
     attachments: Sequence[discord.File] = _UNSET,
 ) -> tuple[dict[str, Any], list[discord.File]]:
     """Say a message's new parts as Discord's JSON, and the files to upload with it.
 
     Only the parts given change; `view=None` removes the components and `attachments`
-    replaces the message's files with the ones given (none: no files).
+    replaces the message's files with the ones given (none: no files). An embed may come as
+    Discord's JSON already (`Rendered.embed_payloads`).
     """
     payload: dict[str, Any] = {"tts": False}
     files: list[discord.File] = []
     if content is not _UNSET:
         payload["content"] = content
     if embeds is not _UNSET:
-        payload["embeds"] = [embed.to_dict() for embed in embeds]
+        payload["embeds"] = [e if isinstance(e, dict) else e.to_dict() for e in embeds]
     if view is not _UNSET:
         payload["components"] = [] if view is None else view.to_components()
     if attachments is not _UNSET:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from bot.pacing import Job, Pacer, Retry
 
@@ -105,6 +106,26 @@ async def test_a_drained_bucket_keeps_no_task_and_idle_buckets_share_one_timer()
     assert len(asyncio.get_running_loop()._scheduled) <= 1  # type: ignore[attr-defined]
     await asyncio.sleep(0.3)
     assert not pacer._buckets
+    await pacer.close()
+
+
+async def test_buckets_lingering_until_different_moments_are_forgotten_in_a_few_sweeps() -> None:
+    pacer = Pacer(limit=5, window=0.2)
+    sweeps: list[float] = []
+    sweep = pacer._sweep
+
+    def counted() -> None:
+        sweeps.append(time.monotonic())
+        sweep()
+
+    pacer._sweep = counted  # type: ignore[method-assign]
+    for number in range(20):  # each bucket's write leaves the window 10 ms after the last's
+        pacer.submit(("dm", number), "view", recorder([], "view"))
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.5)
+    assert not pacer._buckets
+    # At most four sweeps a window once they linger, not one for each bucket.
+    assert len(sweeps) <= 6
     await pacer.close()
 
 

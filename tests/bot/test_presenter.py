@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import discord
 import pytest
 from discord.http import HTTPClient
 
-from bot.pacing import Pacer
-from bot.presenter import Presenter, private_key
+from bot.pacing import Pacer, check_current
+from bot.presenter import Presenter, _Editor, private_key
 from bot.rendering import render_table
 from bot.storage import MessageRef
 from engine.game import Game
@@ -106,6 +106,18 @@ def test_pictures_are_left_out_where_the_bot_may_not_attach_files() -> None:
     assert presenter._shown(shown).pictures
 
 
+def test_a_private_view_names_its_channel_as_the_tables_server_knows_it() -> None:
+    channels = {2: SimpleNamespace(name="games")}
+    guild = SimpleNamespace(name="Sandbox", get_channel_or_thread=channels.get)
+    # No `get_channel`: the channel is looked up in the table's server, not in every server.
+    client = SimpleNamespace(get_guild={1: guild}.get)
+    presenter = Presenter(client, Pacer())  # type: ignore[arg-type]
+    shown = snapshot(dealt())
+    assert presenter.where(shown, "en") == "Table ab12 in #games on Sandbox"
+    channels.clear()  # a channel the bot does not see (yet): its id
+    assert presenter.where(shown, "en") == "Table ab12 in #2 on Sandbox"
+
+
 def editing_client(edits: list[dict[str, Any]]) -> Any:
     """Stand in for the client where the presenter edits a table message; note each edit."""
 
@@ -152,6 +164,47 @@ async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing
     presenter.tables["ab12"].latest = snapshot(table)
     assert await presenter._draw_table("ab12")
     assert (len(built), len(edits)) == (2, 2)
+
+
+async def test_a_table_redraw_overtaken_while_it_settles_builds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = dealt()
+    table.pictures = False
+    game = table.game
+    assert game is not None
+    settled: list[float] = []
+
+    async def settle(seconds: float) -> None:
+        settled.append(seconds)
+        if len(settled) == 1:  # a move while the first redraw settles queues a newer one
+            game.apply(game.legal_actions(0)[-1])
+            table.version += 1
+            presenter._queue_table(presenter._newest(snapshot(table)))
+
+    sent: list[dict[str, Any]] = []
+
+    async def edit_original(*args: Any, **kwargs: Any) -> None:
+        check_current()  # as `bot.rest` does once a connection is free for the write
+        sent.append(kwargs)
+
+    monkeypatch.setattr("bot.presenter.edit_original", edit_original)
+    built: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return render_table(*args, **kwargs)
+
+    monkeypatch.setattr("bot.presenter.render_table", counted)
+    presenter = Presenter(editing_client([]), Pacer(), settle=0.3, table_interval=0, sleep=settle)
+    state = presenter._state(snapshot(table))
+    state.message = MessageRef("ab12", 0, 2, 77, False)
+    state.editor = _Editor(cast(Any, None), 1, "token", presenter.clock())
+    presenter._queue_table(state)
+    await presenter.pacer.idle()
+    # The newer redraw draws and sends the newest state; the overtaken one built nothing.
+    assert (len(built), len(sent)) == (1, 1)
+    assert state.inputs == presenter._table_inputs(snapshot(table))
 
 
 @pytest.mark.parametrize(("tables", "waited"), [(1, 2.0), (4, 2.0), (10, 5.0)])

@@ -20,6 +20,7 @@ from bot.rendering import (
     table_components,
     table_embed,
 )
+from bot.rest import message_body
 from bot.words import card_text, constraint_text, note_text, pile_text, rules_summary
 from engine.actions import PickUp
 from engine.cards import Card, sort_key
@@ -204,6 +205,10 @@ def test_a_message_is_fingerprinted_once_however_often_it_is_compared(
 
     monkeypatch.setattr(discord.Embed, "to_dict", counted)
     assert rendered.fingerprint() == rendered.fingerprint() == rendered.fingerprint()
+    assert len(read) == 1
+    # The write sends the same JSON: the embed is not turned into it a second time.
+    body, _ = message_body(**rendered.edit_kwargs(rendered.file_keys))
+    assert body["embeds"] == [to_dict(embed) for embed in rendered.embeds]
     assert len(read) == 1
 
 
