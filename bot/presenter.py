@@ -44,6 +44,7 @@ from bot.rendering import (
     render_table,
 )
 from bot.storage import MessageRef
+from bot.words import plain
 from tables.outcome import Outcome, Snapshot
 
 log = logging.getLogger(__name__)
@@ -616,8 +617,9 @@ class Presenter:
             "Table {id} in #{channel} on {guild}",
             locale,
             id=snapshot.id,
-            channel=getattr(channel, "name", snapshot.channel_id),
-            guild=guild.name if guild else snapshot.guild_id,
+            # A server's or a thread's name is anyone's choice: shown as plain text.
+            channel=plain(channel.name) if channel is not None else snapshot.channel_id,
+            guild=plain(guild.name) if guild else snapshot.guild_id,
         )
 
     def _render_table(self, snapshot: Snapshot) -> Rendered:

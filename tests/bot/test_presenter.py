@@ -118,6 +118,20 @@ def test_a_private_view_names_its_channel_as_the_tables_server_knows_it() -> Non
     assert presenter.where(shown, "en") == "Table ab12 in #2 on Sandbox"
 
 
+def test_a_private_view_shows_its_servers_and_threads_names_as_plain_text() -> None:
+    guild = SimpleNamespace(
+        name="[free nitro](https://evil.example) **now**",
+        get_channel_or_thread={2: SimpleNamespace(name="__games__ @everyone")}.get,
+    )
+    client = SimpleNamespace(get_guild={1: guild}.get)
+    presenter = Presenter(client, Pacer())  # type: ignore[arg-type]
+    where = presenter.where(snapshot(dealt()), "en")
+    assert where == (
+        "Table ab12 in #\\_\\_games\\_\\_ @\u200beveryone on "
+        "\\[free nitro](https://evil.example) \\*\\*now\\*\\*"
+    )
+
+
 def editing_client(edits: list[dict[str, Any]]) -> Any:
     """Stand in for the client where the presenter edits a table message; note each edit."""
 
