@@ -60,9 +60,16 @@ class MovePool:
 
     def warm(self) -> None:
         """Make the worker processes now, so a table's first computer move does not wait."""
-        if self._started and self._executor is None:
+        if not self._started or self._executor is not None:
+            return
+        try:
             self._executor = self._new_executor()
-            log.info("computer players think in %d worker processes", self.workers)
+        except OSError:
+            # No process could be made (too many, no memory): moves are thought out in a
+            # thread meanwhile, and the next move or computer seat tries again.
+            log.exception("the computer players' worker processes could not be started")
+            return
+        log.info("computer players think in %d worker processes", self.workers)
 
     def shutdown(self) -> None:
         """Stop the workers; moves asked for later are chosen in a thread."""
@@ -120,7 +127,8 @@ class MovePool:
             return await asyncio.to_thread(call)
         self.warm()
         executor = self._executor
-        assert executor is not None
+        if executor is None:
+            return await asyncio.to_thread(call)
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, call)
         except Exception as error:

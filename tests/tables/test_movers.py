@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import random
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import Executor
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,24 @@ def test_warming_makes_the_workers_before_any_move_once_the_pool_is_started() ->
     idle.start()
     idle.warm()
     assert not idle.running
+
+
+class NoProcesses(MovePool):
+    """A move pool on a machine that can make no more processes."""
+
+    def _new_executor(self) -> Executor:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+
+async def test_workers_that_cannot_start_leave_the_move_to_a_thread() -> None:
+    pool = NoProcesses(1)
+    pool.start()
+    pool.warm()  # a computer seat joins: nothing is refused
+    assert not pool.running
+    view = _view()
+    chosen = await pool.choose(view, "basic", 77)
+    assert chosen == autoplay.choose(view, "basic", 77)
+    assert not pool.running
 
 
 async def test_without_workers_the_move_is_chosen_here() -> None:
