@@ -138,7 +138,8 @@ class MovePool:
 
             if isinstance(error, BrokenProcessPool) and self._executor is executor:
                 executor.shutdown(wait=False, cancel_futures=True)
-                self._executor = self._new_executor()  # its other futures fail too; start afresh
+                self._executor = None  # its other futures fail too; start afresh
+                self.warm()
             return fallback()
 
     def _new_executor(self) -> Executor:
