@@ -55,7 +55,7 @@ class MovePool:
         return self._executor is not None
 
     def start(self) -> None:
-        """Let workers think from the first move or hint asked (their processes are made then)."""
+        """Let workers think; their processes start with the first computer seat, move or hint."""
         self._started = self.workers > 0
 
     def warm(self) -> None:
@@ -147,7 +147,7 @@ class MovePool:
 
         Each loads the engine at once, before the move that made the pool reaches one.
         """
-        # multiprocessing and the process pool are 1.7 MB of a bot that never needs them.
+        # multiprocessing and the process pool are about 1 MB of a bot that never needs them.
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -158,8 +158,12 @@ class MovePool:
             initializer=_leave_with_parent,
             initargs=(os.getpid(),),
         )
-        for _ in range(self.workers):
-            executor.submit(strategy_names)
+        try:
+            for _ in range(self.workers):
+                executor.submit(strategy_names)
+        except OSError:
+            executor.shutdown(wait=False, cancel_futures=True)  # the processes it did make
+            raise
         return executor
 
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -103,6 +103,26 @@ async def test_workers_that_cannot_start_leave_the_move_to_a_thread() -> None:
     chosen = await pool.choose(view, "basic", 77)
     assert chosen == autoplay.choose(view, "basic", 77)
     assert not pool.running
+
+
+def test_a_pool_whose_processes_fail_to_start_is_shut_down_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stopped: list[bool] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    def shutdown(self: object, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        stopped.append(cancel_futures)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", refuse)
+    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", shutdown)
+    pool = MovePool(1)
+    pool.start()
+    pool.warm()
+    assert not pool.running
+    assert stopped == [True]
 
 
 async def test_without_workers_the_move_is_chosen_here() -> None:
