@@ -17,6 +17,13 @@ from tests.bot.test_play_e2e import act, bot, driver, latest_dm, open_table, san
 __all__ = ["bot", "driver", "sandbox"]
 
 
+async def ana_and_ben_table(driver: Driver) -> tuple[str, dict[str, Any]]:
+    """Make Ana and Ben, and Ana's table in #general with Ben in it: its id and lobby."""
+    for name in ("ana", "ben"):
+        await driver.create_user(name)
+    return await open_table(driver, "ana", "general", "ben")
+
+
 def test_an_interaction_is_read_without_its_message_content() -> None:
     embeds = [{"title": "Table ab12", "fields": [{"name": "Pile", "value": "7♠"}]}]
     data: dict[str, Any] = {
@@ -81,9 +88,7 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
         messages_parsed.append(int(kwargs["data"]["id"]))
         message_init(message, **kwargs)
 
-    for name in ("ana", "ben"):
-        await driver.create_user(name)
-    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    table_id, lobby = await ana_and_ben_table(driver)
     started = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
     assert started["status"] == "answered"
     await bot.presenter.pacer.idle()  # the first DMs are sent (and read back: their ids)
@@ -145,9 +150,7 @@ async def test_a_click_of_ours_is_noted_at_once_without_an_event_task(
 async def test_a_click_s_interaction_goes_when_it_is_answered_without_the_collector(
     bot: ShitheadBot, driver: Driver
 ) -> None:
-    for name in ("ana", "ben"):
-        await driver.create_user(name)
-    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    table_id, lobby = await ana_and_ben_table(driver)
 
     def alive() -> int:
         return sum(isinstance(each, discord.Interaction) for each in gc.get_objects())
@@ -169,9 +172,7 @@ async def test_a_click_s_interaction_goes_when_it_is_answered_without_the_collec
 async def test_a_click_s_token_is_kept_without_a_webhook_object(
     bot: ShitheadBot, driver: Driver
 ) -> None:
-    for name in ("ana", "ben"):
-        await driver.create_user(name)
-    table_id, lobby = await open_table(driver, "ana", "general", "ben")
+    table_id, lobby = await ana_and_ben_table(driver)
     answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
     assert answer["status"] == "answered", answer
     await bot.presenter.pacer.idle()
