@@ -704,7 +704,7 @@ class TableService:
                 self.tables[table.id] = table
                 self._stored[table.id] = stored.text
                 self._schedule(table)
-                if any(seat.computer for seat in table.seats):
+                if any(seat.automatic for seat in table.seats):
                     self.movers.warm()
             restored.append(table)
         return restored
