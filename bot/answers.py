@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import discord
@@ -48,52 +48,62 @@ async def defer_click(interaction: discord.Interaction) -> None:
     await first_response(interaction, interaction.response.defer, acknowledged_already)
 
 
-@contextlib.asynccontextmanager
-async def acknowledged(
-    interaction: discord.Interaction,
-    *,
-    edit: bool,
-    ephemeral: bool = False,
-    hold: Callable[[], Awaitable[None]] | None = None,
-) -> AsyncIterator[None]:
+class Acknowledged:
     """Answer within Discord's deadline: if the answer is not sent in time, defer it first.
 
     The deferral is an edit-to-come for a click (`edit`), else "thinking"; a click on a
     private view is held instead (`hold`: its buttons taken off until it is answered). It and
     the answer take turns through `first_response`, so they never both try to be the first
     response, and one that finds the interaction deferred by another process follows that
-    deferral.
+    deferral. A class, not a generator: it is entered on every click.
     """
-    # A timer, not a task per click: most clicks are answered before it is due, and a task
-    # is made only for a deferral that is due.
-    deferral: asyncio.Task[None] | None = None
 
-    async def thinking() -> None:
-        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+    __slots__ = ("_deferral", "_timer", "edit", "ephemeral", "hold", "interaction")
 
-    async def defer() -> None:
+    def __init__(
+        self,
+        interaction: discord.Interaction,
+        *,
+        edit: bool,
+        ephemeral: bool = False,
+        hold: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.interaction = interaction
+        self.edit = edit
+        self.ephemeral = ephemeral
+        self.hold = hold
+        self._timer: asyncio.TimerHandle | None = None
+        # A timer, not a task per click: most clicks are answered before it is due, and a
+        # task is made only for a deferral that is due.
+        self._deferral: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> None:
+        delay = defer_delay(self.interaction, discord.utils.utcnow())
+        self._timer = asyncio.get_running_loop().call_later(delay, self._due)
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._deferral is not None:
+            await self._deferral  # a deferral under way is seen through, never cut off
+
+    def _due(self) -> None:
+        self._deferral = asyncio.ensure_future(self._defer())
+
+    async def _defer(self) -> None:
+        interaction = self.interaction
         try:
-            if hold is not None:
-                await hold()
-            elif edit:
+            if self.hold is not None:
+                await self.hold()
+            elif self.edit:
                 await defer_click(interaction)
             else:
-                await first_response(interaction, thinking, acknowledged_already)
+                await first_response(interaction, self._thinking, acknowledged_already)
         except discord.HTTPException:
             log.warning("could not defer a slow answer")
 
-    def due() -> None:
-        nonlocal deferral
-        deferral = asyncio.ensure_future(defer())
-
-    delay = defer_delay(interaction, discord.utils.utcnow())
-    timer = asyncio.get_running_loop().call_later(delay, due)
-    try:
-        yield
-    finally:
-        timer.cancel()
-        if deferral is not None:
-            await deferral  # a deferral under way is seen through, never cut off
+    async def _thinking(self) -> None:
+        await self.interaction.response.defer(thinking=True, ephemeral=self.ephemeral)
 
 
 def member_of(interaction: discord.Interaction) -> Member:
@@ -128,16 +138,31 @@ async def say(interaction: discord.Interaction, text: str) -> None:
     )
 
 
-@contextlib.asynccontextmanager
-async def guarded(interaction: discord.Interaction, what: str) -> AsyncIterator[None]:
+class Guarded:
     """Log a click that failed on our side and tell the member in one sentence."""
-    try:
-        yield
-    except Exception:
-        log.exception("answering %s failed", what)
-        text = t("Something went wrong on my side. Try again in a moment.", locale_of(interaction))
+
+    __slots__ = ("interaction", "what")
+
+    def __init__(self, interaction: discord.Interaction, what: str) -> None:
+        self.interaction = interaction
+        self.what = what
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: object
+    ) -> bool:
+        if not isinstance(error, Exception):
+            return False  # no failure, or a cancellation: nothing to say
+        log.exception("answering %s failed", self.what, exc_info=error)
+        text = t(
+            "Something went wrong on my side. Try again in a moment.",
+            locale_of(self.interaction),
+        )
         with contextlib.suppress(discord.HTTPException):
-            await say(interaction, text)
+            await say(self.interaction, text)
+        return True
 
 
 class Answers:
@@ -180,8 +205,8 @@ class Answers:
             await self.refuse(interaction, TableError("move_gone"))
             return
         async with (
-            guarded(interaction, "a lobby click"),
-            acknowledged(interaction, edit=True),
+            Guarded(interaction, "a lobby click"),
+            Acknowledged(interaction, edit=True),
             self.presenter.answering(table_id, None),
         ):
             try:
@@ -217,12 +242,12 @@ class Answers:
         if seat not in shown.private:
             await self.refuse(interaction, TableError("not_playing"))
             return
-        async with guarded(interaction, "my hand"):
+        async with Guarded(interaction, "my hand"):
             await self.presenter.answer_private(interaction, shown, seat, edit=False)
 
     async def rematch(self, interaction: discord.Interaction, table_id: str) -> None:
         """Open a rematch of a finished table and post its table message."""
-        async with guarded(interaction, "a rematch"), acknowledged(interaction, edit=False):
+        async with Guarded(interaction, "a rematch"), Acknowledged(interaction, edit=False):
             try:
                 outcome = await self.service.submit(table_id, member_of(interaction), Rematch())
             except TableError as error:
@@ -250,8 +275,8 @@ class Answers:
             await say(interaction, t("That view belongs to someone else.", locale))
             return
         async with (
-            guarded(interaction, "a hint"),
-            acknowledged(interaction, edit=False, ephemeral=True),
+            Guarded(interaction, "a hint"),
+            Acknowledged(interaction, edit=False, ephemeral=True),
         ):
             try:
                 found = await self.service.hint(table_id, member_of(interaction), version)
@@ -300,9 +325,9 @@ class Answers:
         hold = functools.partial(self.presenter.hold, interaction, table_id)
         try:
             async with (
-                guarded(interaction, "a move"),
+                Guarded(interaction, "a move"),
                 self.presenter.answering(table_id, member.user_id),
-                acknowledged(interaction, edit=True, hold=hold),
+                Acknowledged(interaction, edit=True, hold=hold),
             ):
                 # A click from a DM may come from a member who has left the table's server.
                 if (
@@ -348,7 +373,7 @@ class Answers:
 
     async def repost_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
         """Post the table message again at the bottom: one live copy, however many ask."""
-        async with guarded(interaction, "posting the table again"):
+        async with Guarded(interaction, "posting the table again"):
             if not await self.presenter.repost(interaction, shown):
                 text = t("The table was just posted below.", locale_of(interaction))
                 await say(interaction, text)

@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.answers import Answers, acknowledged, locale_of, member_of, say, server_language
+from bot.answers import Acknowledged, Answers, locale_of, member_of, say, server_language
 from bot.cogs.houserules import show_house_rules
 from bot.cogs.stats import forget_me_prompt
 from bot.guild_settings import GuildSettings
@@ -63,7 +63,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         self, interaction: discord.Interaction, verb: str, intent: LobbyIntent
     ) -> None:
         """Run a lobby intent typed as a command; the table message updates by itself."""
-        async with acknowledged(interaction, edit=False, ephemeral=True):
+        async with Acknowledged(interaction, edit=False, ephemeral=True):
             try:
                 table = self.service.channel_table(interaction.channel_id or 0)
                 await self.service.submit(table.id, member_of(interaction), intent)
@@ -79,7 +79,7 @@ class Play(commands.GroupCog, group_name="shithead", group_description=locale_st
         self, interaction: discord.Interaction, preset: app_commands.Choice[str] | None = None
     ) -> None:
         """Open a lobby and post its table message."""
-        async with acknowledged(interaction, edit=False):
+        async with Acknowledged(interaction, edit=False):
             await self._create(interaction, preset.value if preset else None)
 
     async def _create(self, interaction: discord.Interaction, chosen: str | None) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.answers import DEFER_AFTER, DEFER_BY, acknowledged, defer_delay
+from bot.answers import DEFER_AFTER, DEFER_BY, Acknowledged, defer_delay
 
 CREATED = datetime(2026, 11, 26, 12, 0, 0, tzinfo=UTC)
 
@@ -57,7 +57,7 @@ async def test_a_quick_answer_starts_no_task_and_is_never_deferred() -> None:
 
     fake: Any = Clicked(age=0.0)
     before = len(asyncio.all_tasks())
-    async with acknowledged(fake, edit=True, hold=hold):
+    async with Acknowledged(fake, edit=True, hold=hold):
         assert len(asyncio.all_tasks()) == before
     await asyncio.sleep(DEFER_AFTER + 0.1)
     assert holds == []
@@ -70,7 +70,7 @@ async def test_a_slow_answer_is_deferred_when_due() -> None:
         holds.append("held")
 
     fake: Any = Clicked(age=DEFER_BY)  # due at once
-    async with acknowledged(fake, edit=True, hold=hold):
+    async with Acknowledged(fake, edit=True, hold=hold):
         await asyncio.sleep(0.05)
         assert holds == ["held"]
 
@@ -84,7 +84,7 @@ async def test_a_deferral_under_way_is_seen_through() -> None:
         steps.append("held")
 
     fake: Any = Clicked(age=DEFER_BY)
-    async with acknowledged(fake, edit=True, hold=hold):
+    async with Acknowledged(fake, edit=True, hold=hold):
         await asyncio.sleep(0.01)
         assert steps == ["holding"]
     assert steps == ["holding", "held"]
