@@ -116,7 +116,12 @@ class ClickDispatch:
             interaction.message = ClickedMessage.of(message)  # type: ignore[assignment]
         factory, match = found
         self.noticed(interaction)
-        task = asyncio.get_running_loop().create_task(self.run(factory, interaction, match))
+        # Named as discord.py names its own DynamicItem tasks: a stop lets the clicks in
+        # flight finish, and finds them by that name (`bot.lifecycle.CLICK_TASKS`).
+        task = asyncio.get_running_loop().create_task(
+            self.run(factory, interaction, match),
+            name=f"discord-ui-dynamic-item-{factory.__name__}",
+        )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from datetime import UTC, datetime
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from bot.client import ShitheadBot
 from bot.dispatch import ClickedMessage, light
+from bot.lifecycle import _clicks_in_flight
 from sandbox.driver import Driver
 from tests.bot.test_play_e2e import act, bot, driver, latest_dm, open_table, sandbox, table_of
 
@@ -180,3 +182,24 @@ async def test_a_click_s_token_is_kept_without_a_webhook_object(
     # The table message's editor keeps the join's token, and no `discord.Webhook` for it.
     assert bot.presenter.tables[table_id].editor is not None
     assert not any(isinstance(each, discord.Webhook) for each in gc.get_objects())
+
+
+async def test_a_click_being_answered_is_one_a_stop_waits_for(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    lobby_answer = bot.answers.lobby
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def held(*args: Any) -> None:
+        entered.set()
+        await release.wait()
+        await lobby_answer(*args)
+
+    monkeypatch.setattr(bot.answers, "lobby", held)
+    click = asyncio.create_task(driver.click("ben", lobby["id"], f"sh:{table_id}:0:join"))
+    await asyncio.wait_for(entered.wait(), 5)
+    # The stop (`bot.lifecycle`) lets the clicks in flight finish: it finds this one.
+    assert len(_clicks_in_flight()) == 1
+    release.set()
+    assert (await click)["status"] == "answered"
