@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.components import Clicked
+
 if TYPE_CHECKING:
     from discord.types.interactions import Interaction as InteractionPayload
 
@@ -32,7 +34,7 @@ log = logging.getLogger(__name__)
 
 # Discord's interaction type of a component (a button or a menu) ...
 _COMPONENT = 3
-# ... and its component types that are buttons (the rest we draw are string menus).
+# ... and a button's component type (taken for a click that names none).
 _BUTTON = 2
 
 Parse = Callable[[Any], None]
@@ -204,14 +206,10 @@ class ClickDispatch:
     async def run(self, factory: Factory, interaction: discord.Interaction, match: Any) -> None:
         """Build the clicked item from its custom_id, check it, and run its callback."""
         assert interaction.data is not None
-        custom_id = str(interaction.data.get("custom_id"))
-        base: discord.ui.Item[Any]
-        if interaction.data.get("component_type") == _BUTTON:
-            base = discord.ui.Button(custom_id=custom_id)
-        else:
-            base = discord.ui.Select(custom_id=custom_id)
+        data: Any = interaction.data
+        clicked = Clicked(str(data.get("custom_id")), data.get("component_type", _BUTTON))
         try:
-            item = await factory.from_custom_id(interaction, base, match)
+            item = await factory.from_custom_id(interaction, clicked, match)
             if await item.interaction_check(interaction):
                 await item.callback(interaction)
         except Exception:

@@ -293,3 +293,21 @@ async def test_a_click_reads_as_discord_py_reads_the_interaction(in_dm: bool) ->
     assert type(click.channel) is type(full.channel)
     assert click.channel is not None and click.channel.id == 7
     assert isinstance(click.message, ClickedMessage) and click.message.id == 99
+
+
+async def test_a_click_s_item_wraps_no_button_or_menu_built_for_it(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    built: list[str] = []
+
+    def no_item(self: discord.ui.Item[Any], *args: Any, **kwargs: Any) -> None:
+        built.append(type(self).__name__)
+
+    monkeypatch.setattr(discord.ui.Button, "__init__", no_item)
+    monkeypatch.setattr(discord.ui.Select, "__init__", no_item)
+    answer = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    assert answer["status"] == "answered", answer
+    # The game started: Ana's click's item was made from its custom_id alone.
+    assert table_of(bot, table_id).game is not None
+    assert built == []
