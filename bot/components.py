@@ -206,18 +206,40 @@ def button(
     )
 
 
-def _button(item: discord.ui.Item[Any]) -> discord.ui.Button[Any] | None:
+class Clicked(discord.ui.Item[Any]):
+    """The component a click came from, as the click names it: its custom_id and type.
+
+    A click is answered from its custom_id alone: the `discord.ui.Button` or `Select` it
+    came from, built only to be wrapped by its DynamicItem, cost more than the rest of it.
+    """
+
+    def __init__(self, custom_id: str, kind: int) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # discord.py leaves it unannotated
+        self.custom_id = custom_id
+        self.kind = kind
+
+    @property
+    def type(self) -> discord.ComponentType:
+        """Say what kind of component was clicked."""
+        return discord.enums.try_enum(discord.ComponentType, self.kind)
+
+    def is_dispatchable(self) -> bool:
+        """Say that a click on it is dispatched (it has a custom_id)."""
+        return True
+
+
+def _button(item: discord.ui.Item[Any] | None) -> discord.ui.Item[Any] | None:
     """Take the clicked button as it came, to parse a click without building another."""
-    return item if isinstance(item, discord.ui.Button) else None
+    return item if isinstance(item, discord.ui.Button | Clicked) else None
 
 
-def _menu(item: discord.ui.Item[Any]) -> discord.ui.Select[Any] | None:
+def _menu(item: discord.ui.Item[Any] | None) -> discord.ui.Item[Any] | None:
     """Take the clicked menu as it came, to parse a click without building another."""
-    return item if isinstance(item, discord.ui.Select) else None
+    return item if isinstance(item, discord.ui.Select | Clicked) else None
 
 
 class LobbyButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    discord.ui.DynamicItem[discord.ui.Item[Any]],
     template=custom_ids.template(LOBBY_VERBS, ARG),
 ):
     """Join, Leave, Start and Add computer player on the lobby's table message."""
@@ -231,7 +253,7 @@ class LobbyButton(
         label: str = "",
         style: Style = Style.secondary,
         row: int | None = None,
-        clicked: discord.ui.Button[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, 0, verb, arg)
@@ -254,7 +276,7 @@ class LobbyButton(
 
 
 class TableButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    discord.ui.DynamicItem[discord.ui.Item[Any]],
     template=custom_ids.template(TABLE_VERBS),
 ):
     """My hand while playing (the clicker's private view), Rematch once the game is over."""
@@ -267,7 +289,7 @@ class TableButton(
         label: str = "",
         style: Style = Style.primary,
         row: int | None = None,
-        clicked: discord.ui.Button[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, 0, verb)
@@ -297,7 +319,7 @@ class TableButton(
 
 
 class MoveButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    discord.ui.DynamicItem[discord.ui.Item[Any]],
     template=custom_ids.template(MOVE_VERBS, ARG),
 ):
     """A move on a private view: Play, Swap, Pick up, Turn a card, Turn stock card, Ready."""
@@ -313,7 +335,7 @@ class MoveButton(
         style: Style = Style.secondary,
         row: int | None = None,
         disabled: bool = False,
-        clicked: discord.ui.Button[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, version, verb, arg)
@@ -338,7 +360,7 @@ class MoveButton(
 
 
 class HintButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    discord.ui.DynamicItem[discord.ui.Item[Any]],
     template=custom_ids.template(("hint",)),
 ):
     """Hint on a private view: the move the expert would make, said only to the player."""
@@ -350,7 +372,7 @@ class HintButton(
         *,
         label: str = "",
         row: int | None = None,
-        clicked: discord.ui.Button[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, version, "hint")
@@ -371,7 +393,7 @@ class HintButton(
         await answers_of(interaction).hint(interaction, self.table_id, self.version)
 
 
-class _Menu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sh:menu:never"):
+class _Menu(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"sh:menu:never"):
     """A select menu of the scheme: the picked options arrive with the click."""
 
     def __init__(
@@ -382,7 +404,7 @@ class _Menu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"sh:menu:n
         *,
         row: int | None,
         count: int = 1,
-        clicked: discord.ui.Select[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         if clicked is None:
             for option in options:
@@ -410,7 +432,7 @@ class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
         options: list[discord.SelectOption] | None = None,
         *,
         row: int | None = None,
-        clicked: discord.ui.Select[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         custom_id = custom_id_of(table_id, version, "sel", str(part))
         super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
@@ -445,7 +467,7 @@ class SwapMenu(_Menu, template=custom_ids.template(SWAP_MENU_VERBS, ARG)):
         options: list[discord.SelectOption] | None = None,
         *,
         row: int | None = None,
-        clicked: discord.ui.Select[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         arg = None if other is None else str(other)
         custom_id = custom_id_of(table_id, version, verb, arg)
@@ -484,7 +506,7 @@ class ChooseMenu(_Menu, template=custom_ids.template(("choose",))):
         *,
         count: int = 1,
         row: int | None = None,
-        clicked: discord.ui.Select[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         custom_id = custom_id_of(table_id, version, "choose")
         super().__init__(
@@ -517,7 +539,7 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
         options: list[discord.SelectOption] | None = None,
         *,
         row: int | None = None,
-        clicked: discord.ui.Select[Any] | None = None,
+        clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
         custom_id = custom_id_of(table_id, version, "stack")
         super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)

@@ -8,6 +8,9 @@ channel and whom it answered: so a click whose custom_id is one of ours comes wi
 `ClickedMessage` of those instead of a `discord.Message`, and is handed to the matching
 item's `from_custom_id`, `interaction_check` and `callback`. Any other interaction goes the
 usual way.
+
+Nor is the rest of such a click parsed before it is read (`Click`): answering it reads its
+ids, token, user, locales and permissions, and those alone are read as it comes in.
 """
 
 from __future__ import annotations
@@ -18,15 +21,20 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
+
+from bot.components import Clicked
+
+if TYPE_CHECKING:
+    from discord.types.interactions import Interaction as InteractionPayload
 
 log = logging.getLogger(__name__)
 
 # Discord's interaction type of a component (a button or a menu) ...
 _COMPONENT = 3
-# ... and its component types that are buttons (the rest we draw are string menus).
+# ... and a button's component type (taken for a click that names none).
 _BUTTON = 2
 
 Parse = Callable[[Any], None]
@@ -70,6 +78,81 @@ class ClickedMessage:
         return cls(int(message["id"]), int(message["channel_id"]), answered, edited)
 
 
+# What discord.py 2.7.1's `Interaction._from_data` makes of an interaction that answering a
+# click does not read: its channel (a DM's with its recipient, a `User`), its entitlements,
+# its context, the apps that may use it, its attachments' size limit.
+_LATER = (
+    "channel",
+    "entitlement_sku_ids",
+    "entitlements",
+    "context",
+    "_integration_owners",
+    "filesize_limit",
+)
+
+
+class Click(discord.Interaction):
+    """A click on one of our components, its message a `ClickedMessage`, parsed as read.
+
+    The attributes a click's answer reads are set as discord.py 2.7.1's `_from_data` sets
+    them; the others (`_LATER`) are parsed by discord.py itself the first time one is read.
+    """
+
+    __slots__ = ("_payload",)
+
+    def _from_data(self, payload: InteractionPayload) -> None:
+        """Read the ids, token, locales, user and permissions; keep the rest for later."""
+        # A click's payload as the gateway gave it (discord.py types it a union of them all).
+        data: Any = payload
+        self._payload = data
+        self.id = int(data["id"])
+        self.type = discord.InteractionType.component
+        self.data = data.get("data")
+        self.token = data["token"]
+        self.version = data["version"]
+        self.guild_id = discord.utils._get_as_snowflake(data, "guild_id")
+        self.application_id = int(data["application_id"])
+        self.locale = discord.enums.try_enum(discord.Locale, data.get("locale", "en-US"))
+        self.guild_locale = None
+        if "guild_locale" in data:
+            self.guild_locale = discord.enums.try_enum(discord.Locale, data["guild_locale"])
+        message = data.get("message")
+        # Our code reads a clicked message's id, channel, whom it answered and last edit.
+        self.message = ClickedMessage.of(message) if isinstance(message, dict) else None  # type: ignore[assignment]
+        self.user = discord.utils.MISSING
+        self._permissions = 0
+        self._app_permissions = int(data.get("app_permissions", 0))
+        if self.guild_id:
+            # As discord.py: the server (if not known, a partial one) and the clicker in it.
+            state = self._state
+            guild = state._get_or_create_unavailable_guild(self.guild_id, data=data.get("guild"))
+            if guild.me is None and self._client.user is not None:
+                me = discord.Member._from_client_user(
+                    user=self._client.user, guild=guild, state=state
+                )
+                guild._add_member(me)
+            if "member" in data:
+                self.user = discord.Member(state=state, guild=guild, data=data["member"])
+                self._permissions = self.user._permissions or 0
+        elif "user" in data:
+            self.user = discord.User(state=self._state, data=data["user"])
+
+    @property
+    def channel_id(self) -> int | None:
+        """Read the channel's id without building the channel."""
+        return discord.utils._get_as_snowflake(self._payload.get("channel", {}), "id")
+
+    def __getattr__(self, name: str) -> Any:
+        """Parse what was kept for later, as discord.py does, the first time it is read."""
+        if name not in _LATER:
+            raise AttributeError(name)
+        payload: Any = {key: value for key, value in self._payload.items() if key != "message"}
+        full = discord.Interaction(data=payload, state=self._state)
+        for each in _LATER:
+            setattr(self, each, getattr(full, each))
+        return getattr(self, name)
+
+
 class ClickDispatch:
     """The gateway's INTERACTION_CREATE parser for clicks on our DynamicItems."""
 
@@ -107,30 +190,26 @@ class ClickDispatch:
         if found is None:
             self._parse(data)
             return
-        payload: Any = {key: value for key, value in data.items() if key != "message"}
-        interaction: discord.Interaction = discord.Interaction(data=payload, state=self.state)
-        message = data.get("message")
-        if isinstance(message, dict):
-            # Our code reads a clicked message's id, channel, `interaction_metadata` and last
-            # edit only.
-            interaction.message = ClickedMessage.of(message)  # type: ignore[assignment]
+        payload: Any = data
+        interaction = Click(data=payload, state=self.state)
         factory, match = found
         self.noticed(interaction)
-        task = asyncio.get_running_loop().create_task(self.run(factory, interaction, match))
+        # Named as discord.py names its own DynamicItem tasks: a stop lets the clicks in
+        # flight finish, and finds them by that name (`bot.lifecycle.CLICK_TASKS`).
+        task = asyncio.get_running_loop().create_task(
+            self.run(factory, interaction, match),
+            name=f"discord-ui-dynamic-item-{factory.__name__}",
+        )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def run(self, factory: Factory, interaction: discord.Interaction, match: Any) -> None:
         """Build the clicked item from its custom_id, check it, and run its callback."""
         assert interaction.data is not None
-        custom_id = str(interaction.data.get("custom_id"))
-        base: discord.ui.Item[Any]
-        if interaction.data.get("component_type") == _BUTTON:
-            base = discord.ui.Button(custom_id=custom_id)
-        else:
-            base = discord.ui.Select(custom_id=custom_id)
+        data: Any = interaction.data
+        clicked = Clicked(str(data.get("custom_id")), data.get("component_type", _BUTTON))
         try:
-            item = await factory.from_custom_id(interaction, base, match)
+            item = await factory.from_custom_id(interaction, clicked, match)
             if await item.interaction_check(interaction):
                 await item.callback(interaction)
         except Exception:

@@ -12,6 +12,7 @@ from bot import custom_ids
 from bot.components import (
     DYNAMIC_ITEMS,
     ChooseMenu,
+    Clicked,
     LobbyButton,
     MoveButton,
     PlayMenu,
@@ -189,3 +190,23 @@ async def test_a_chosen_menu_is_parsed_around_the_menu_that_came_with_it(custom_
     assert kind is not None and match is not None
     clicked: discord.ui.Select[Any] = discord.ui.Select(custom_id=custom_id)
     assert (await kind.from_custom_id(None, clicked, match)).item is clicked
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "kind"),
+    [("sh:ab12:7:play:3", 2), ("sh:ab12:0:addbot:1", 2), ("sh:ab12:7:swh:2", 3)],
+)
+async def test_a_click_is_parsed_around_what_it_names(custom_id: str, kind: int) -> None:
+    found = kind_of(custom_id)
+    match = re.fullmatch(found.__discord_ui_compiled_template__, custom_id) if found else None
+    assert found is not None and match is not None
+    clicked = Clicked(custom_id, kind)
+    item = await found.from_custom_id(None, clicked, match)
+    # The item is the one a click on a drawn component makes, around what the click named.
+    assert item.item is clicked and item.custom_id == custom_id
+    assert item.type == discord.ComponentType(kind)
+    drawn = await parsed(custom_id)
+    assert vars(drawn).keys() == vars(item).keys()
+    assert [getattr(item, name) for name in vars(item) if name != "item"] == [
+        getattr(drawn, name) for name in vars(drawn) if name != "item"
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from datetime import UTC, datetime
 from typing import Any
@@ -10,7 +11,8 @@ import discord
 import pytest
 
 from bot.client import ShitheadBot
-from bot.dispatch import ClickedMessage, light
+from bot.dispatch import Click, ClickedMessage, light
+from bot.lifecycle import _clicks_in_flight
 from sandbox.driver import Driver
 from tests.bot.test_play_e2e import act, bot, driver, latest_dm, open_table, sandbox, table_of
 
@@ -62,12 +64,10 @@ def test_a_clicked_message_is_read_for_its_id_channel_and_whom_it_answered() -> 
 async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed_embeds: list[int] = []
-
     def no_view(*args: object, **kwargs: object) -> discord.ui.View:
         raise AssertionError("View.from_message was called for one of our components")
 
-    original = discord.Interaction._from_data
+    original = Click._from_data
     embed_from_dict = discord.Embed.from_dict.__func__  # type: ignore[attr-defined]
     read_back: list[int] = []
 
@@ -79,8 +79,7 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     messages_parsed: list[int] = []
     message_init = discord.Message.__init__
 
-    def counted(interaction: discord.Interaction, data: Any) -> None:
-        parsed_embeds.append(len(data.get("message", {}).get("embeds", [])))
+    def counted(interaction: Click, data: Any) -> None:
         interactions.append(interaction)
         original(interaction, data)
 
@@ -93,7 +92,7 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
     assert started["status"] == "answered"
     await bot.presenter.pacer.idle()  # the first DMs are sent (and read back: their ids)
     monkeypatch.setattr(discord.ui.View, "from_message", classmethod(no_view))
-    monkeypatch.setattr(discord.Interaction, "_from_data", counted)
+    monkeypatch.setattr(Click, "_from_data", counted)
     monkeypatch.setattr(discord.Embed, "from_dict", classmethod(read))
     monkeypatch.setattr(discord.Message, "__init__", parsed)
     table = table_of(bot, table_id)
@@ -109,12 +108,10 @@ async def test_clicks_are_answered_and_redrawn_without_parsing_messages(
         assert answer["status"] == "answered", answer
         assert table.seats[seat].version > before
         moves += 1
-    # Each click (a menu and a button for a play) came with a message full of embeds: none
-    # of them was parsed.
-    assert len(parsed_embeds) >= moves and not any(parsed_embeds)
-    # Nor was any message built: each click carried its message's id and channel only.
+    # Each click (a menu and a button for a play) came with a message full of embeds: no
+    # message was built, each click carried its message's id and channel only.
     clicked = [each.message for each in interactions]
-    assert clicked and all(isinstance(each, ClickedMessage) for each in clicked)
+    assert len(clicked) >= moves and all(isinstance(each, ClickedMessage) for each in clicked)
     assert messages_parsed == []
     # The answers and the redraws (DMs and the table message, through tokens) read back
     # no message from what Discord returned.
@@ -180,3 +177,137 @@ async def test_a_click_s_token_is_kept_without_a_webhook_object(
     # The table message's editor keeps the join's token, and no `discord.Webhook` for it.
     assert bot.presenter.tables[table_id].editor is not None
     assert not any(isinstance(each, discord.Webhook) for each in gc.get_objects())
+
+
+async def test_a_click_being_answered_is_one_a_stop_waits_for(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    lobby_answer = bot.answers.lobby
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def held(*args: Any) -> None:
+        entered.set()
+        await release.wait()
+        await lobby_answer(*args)
+
+    monkeypatch.setattr(bot.answers, "lobby", held)
+    click = asyncio.create_task(driver.click("ben", lobby["id"], f"sh:{table_id}:0:join"))
+    await asyncio.wait_for(entered.wait(), 5)
+    # The stop (`bot.lifecycle`) lets the clicks in flight finish: it finds this one.
+    assert len(_clicks_in_flight()) == 1
+    release.set()
+    assert (await click)["status"] == "answered"
+
+
+async def test_a_click_from_a_dm_is_answered_without_building_its_channel(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    started = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    assert started["status"] == "answered"
+    await bot.presenter.pacer.idle()
+    built: list[int] = []
+    dm_channel_init = discord.DMChannel.__init__
+
+    def counted(channel: discord.DMChannel, **kwargs: Any) -> None:
+        built.append(int(kwargs["data"]["id"]))
+        dm_channel_init(channel, **kwargs)
+
+    monkeypatch.setattr(discord.DMChannel, "__init__", counted)
+    table = table_of(bot, table_id)
+    game = table.game
+    assert game is not None
+    seat = next(iter(game.to_act()))
+    name = ("ana", "ben")[seat]
+    before = table.seats[seat].version
+    answer = await act(driver, name, await latest_dm(driver, name, table, seat))
+    assert answer["status"] == "answered", answer
+    assert table.seats[seat].version > before
+    # The click's channel (a DM, with its recipient) was not built: its id is all it read.
+    assert built == []
+
+
+def _user(user_id: int, name: str) -> dict[str, Any]:
+    return {
+        "id": str(user_id),
+        "username": name,
+        "global_name": name.title(),
+        "discriminator": "0",
+        "avatar": None,
+    }
+
+
+def _click_payload(*, in_dm: bool) -> dict[str, Any]:
+    """A click's payload as the gateway gives it, from a DM or from a server's channel."""
+    payload: dict[str, Any] = {
+        "id": "1300000000000000123",
+        "application_id": "1300000000000000001",
+        "type": 3,
+        "data": {"custom_id": "sh:ab12:3:play:0", "component_type": 2},
+        "token": "token",
+        "version": 1,
+        "locale": "de",
+        "entitlements": [],
+        "authorizing_integration_owners": {"0": "5"},
+        "attachment_size_limit": 10_485_760,
+        "context": 1 if in_dm else 0,
+        "message": {"id": "99", "channel_id": "7", "embeds": [{"title": "Your cards"}]},
+    }
+    if in_dm:
+        recipient = _user(42, "ana")
+        payload["channel"] = {"id": "7", "type": 1, "recipients": [recipient]}
+        payload["user"] = recipient
+        payload["app_permissions"] = "1024"
+        return payload
+    channel = {"id": "7", "type": 0, "guild_id": "5", "name": "general", "position": 0}
+    member: dict[str, Any] = {"roles": [], "nick": "Annie", "joined_at": None, "flags": 0}
+    member["permissions"] = "8224"
+    payload |= {"channel": channel, "guild_id": "5", "guild": {"id": "5", "locale": "pl"}}
+    payload |= {"guild_locale": "pl", "member": {**member, "user": _user(42, "ana")}}
+    payload["app_permissions"] = "2048"
+    return payload
+
+
+@pytest.mark.parametrize("in_dm", [True, False])
+async def test_a_click_reads_as_discord_py_reads_the_interaction(in_dm: bool) -> None:
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    state: Any = client._connection
+    me: Any = _user(1, "bot")
+    state.user = discord.ClientUser(state=state, data=me)  # as once logged in
+    payload: Any = _click_payload(in_dm=in_dm)
+    full = discord.Interaction(data=payload, state=state)
+    click = Click(data=payload, state=state)
+    read = [
+        ("id", "type", "data", "token", "version", "guild_id", "application_id"),
+        ("locale", "guild_locale", "permissions", "app_permissions", "created_at", "channel_id"),
+        ("entitlement_sku_ids", "entitlements", "filesize_limit"),
+    ]
+    for name in (each for names in read for each in names):
+        assert getattr(click, name) == getattr(full, name), name
+    assert type(click.user) is type(full.user)
+    assert (click.user.id, click.user.display_name) == (full.user.id, full.user.display_name)
+    assert click._integration_owners == full._integration_owners == {0: 5}
+    assert repr(click.context) == repr(full.context)
+    # Its channel is built as discord.py builds it, once it is asked for.
+    assert type(click.channel) is type(full.channel)
+    assert click.channel is not None and click.channel.id == 7
+    assert isinstance(click.message, ClickedMessage) and click.message.id == 99
+
+
+async def test_a_click_s_item_wraps_no_button_or_menu_built_for_it(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    built: list[str] = []
+
+    def no_item(self: discord.ui.Item[Any], *args: Any, **kwargs: Any) -> None:
+        built.append(type(self).__name__)
+
+    monkeypatch.setattr(discord.ui.Button, "__init__", no_item)
+    monkeypatch.setattr(discord.ui.Select, "__init__", no_item)
+    answer = await driver.click("ana", lobby["id"], f"sh:{table_id}:0:start")
+    assert answer["status"] == "answered", answer
+    # The game started: Ana's click's item was made from its custom_id alone.
+    assert table_of(bot, table_id).game is not None
+    assert built == []
