@@ -174,7 +174,7 @@ class Rest:
         """Send one call, as often as Discord's answers allow; raise its refusal.
 
         The body is encoded before the call is awaited, and these functions return without
-        waiting: a call waiting its turn (its token's lock, a rate limit, a connection)
+        waiting: a call waiting (for its token's turn, a rate limit, a connection)
         holds its bytes only, not the payload's dicts too (hundreds wait at 500 tables).
         """
         # Bytes go up as they are (orjson's), with no str in between; copied to their size,
@@ -226,7 +226,7 @@ class Rest:
         encoded: bytes,
         files: Sequence[discord.File],
     ) -> None:
-        """Try a call up to `ATTEMPTS` times (the token's lock is held)."""
+        """Try a call up to `ATTEMPTS` times (its token's turn is held)."""
         for attempt in range(ATTEMPTS):
             key = (self._buckets.get(route, route), token)
             await self._wait(key)
