@@ -21,7 +21,6 @@ import re
 import secrets
 import sys
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol, cast
 from urllib.parse import quote
@@ -31,7 +30,7 @@ import discord
 import orjson
 import yarl
 
-from bot.http1 import Answer, Origin, Pool, split_url
+from bot.http1 import Answer, Origin, Pool, Turns, split_url
 from bot.pacing import check_current
 
 log = logging.getLogger(__name__)
@@ -117,8 +116,9 @@ class Rest:
         # When each (bucket, token) may be called again, after it was used up or refused.
         self._open_at: dict[tuple[str, str], float] = {}
         self._global_open_at = 0.0
-        # Writes through one token go one at a time, in order (a later edit wins).
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Writes through one token go one at a time, in order (a later edit wins); a token's
+        # turns are kept while a write through it is sent or waits.
+        self._lines: dict[str, Turns] = {}
 
     def callback(
         self,
@@ -174,7 +174,7 @@ class Rest:
         """Send one call, as often as Discord's answers allow; raise its refusal.
 
         The body is encoded before the call is awaited, and these functions return without
-        waiting: a call waiting its turn (its token's lock, a rate limit, a connection)
+        waiting: a call waiting (for its token's turn, a rate limit, a connection)
         holds its bytes only, not the payload's dicts too (hundreds wait at 500 tables).
         """
         # Bytes go up as they are (orjson's), with no str in between; copied to their size,
@@ -193,13 +193,20 @@ class Rest:
         files: Sequence[discord.File],
     ) -> None:
         """Send one encoded call, one at a time through its token."""
-        lock = self._locks.get(token)
-        if lock is None:
-            lock = self._locks[token] = asyncio.Lock()
+        lines = self._lines
+        line = lines.get(token)
+        if line is None:
+            line = lines[token] = Turns(1)
         try:
-            async with lock:
+            if not line.take():
+                await line.wait()
+            try:
                 await self._send(session, method, path, route, token, encoded, files)
+            finally:
+                line.give()
         finally:
+            if line.free and lines.get(token) is line:
+                del lines[token]  # nobody sends or waits through it now
             for file in files:
                 file.close()
 
@@ -219,7 +226,7 @@ class Rest:
         encoded: bytes,
         files: Sequence[discord.File],
     ) -> None:
-        """Try a call up to `ATTEMPTS` times (the token's lock is held)."""
+        """Try a call up to `ATTEMPTS` times (its token's turn is held)."""
         for attempt in range(ATTEMPTS):
             key = (self._buckets.get(route, route), token)
             await self._wait(key)

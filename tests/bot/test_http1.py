@@ -17,7 +17,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.http1 import Origin, Pool, split_url
+from bot.http1 import Origin, Pool, Turns, split_url
 
 
 @dataclass
@@ -294,6 +294,31 @@ async def test_calls_at_once_use_several_connections_and_get_their_own_answers(
     assert answers == bodies
     assert 1 < pool.connects <= 4
     await pool.close()
+
+
+async def test_turns_are_taken_first_come_first_served_and_cancelled_ones_are_passed_on() -> None:
+    turns = Turns(1)
+    assert turns.take() and not turns.take()
+    order: list[str] = []
+
+    async def waiter(name: str) -> None:
+        await turns.wait()
+        order.append(name)
+
+    first, cancelled, handed, last = (
+        asyncio.create_task(waiter(name)) for name in ("first", "cancelled", "handed", "last")
+    )
+    await asyncio.sleep(0)
+    cancelled.cancel()  # while it waits: it takes no place
+    turns.give()  # to `first`
+    await asyncio.sleep(0)
+    turns.give()  # to `handed`, cancelled before it runs: the place goes on to `last`
+    handed.cancel()
+    await asyncio.gather(first, cancelled, handed, last, return_exceptions=True)
+    assert order == ["first", "last"]
+    assert (turns.free, len(turns.waiting)) == (0, 0)
+    turns.give()
+    assert turns.free == 1 and turns.take()
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")

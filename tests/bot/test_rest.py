@@ -40,11 +40,13 @@ class Discord:
     targets: list[str] = field(default_factory=list)
     agents: set[str] = field(default_factory=set)
     peers: set[Any] = field(default_factory=set)
-    # When set, calls are answered only once it is.
+    # When set, calls are answered only once it is; calls come in the meantime are counted.
     held: asyncio.Event | None = None
+    arrived: int = 0
 
     async def handle(self, request: web.Request) -> web.Response:
         """Record the call, with its JSON and uploaded files, and answer it."""
+        self.arrived += 1
         if self.held is not None:
             await self.held.wait()
         files: list[tuple[str, bytes]] = []
@@ -319,7 +321,26 @@ async def test_a_connection_dropped_without_an_answer_raises_aiohttp_s_error(
         await rest.callback(session, 1, "tok", 6)
 
 
-def test_only_the_parts_given_change() -> None:
+async def test_writes_through_one_token_go_one_at_a_time_in_order_and_are_then_forgotten(
+    rest: Rest, session: aiohttp.ClientSession, discord_api: Discord
+) -> None:
+    discord_api.held = asyncio.Event()
+    writes = [
+        asyncio.create_task(rest.edit_original(session, 5, "tok", {"content": str(n)}))
+        for n in range(4)
+    ]
+    other = asyncio.create_task(rest.edit_original(session, 5, "other", {"content": "x"}))
+    while discord_api.arrived < 2:
+        await asyncio.sleep(0.01)  # the first write of each token reached Discord
+    await asyncio.sleep(0.05)
+    assert discord_api.arrived == 2  # the other writes through `tok` wait their turn
+    writes[2].cancel()  # while it waits its turn: it is not sent
+    discord_api.held.set()
+    await asyncio.gather(*writes, other, return_exceptions=True)
+    sent = [body["content"] for _, url, body, _ in discord_api.calls if "/tok/" in url]
+    assert sent == ["0", "1", "3"]
+    assert rest._lines == {}
+
     assert message_body() == ({"tts": False}, [])
     data, _ = message_body(content="x", attachments=[])
     assert data == {"tts": False, "content": "x", "attachments": []}
