@@ -253,3 +253,15 @@ async def test_a_killed_process_keeps_every_write_of_the_groups_it_was_told_of(
         state = json.loads(row.text)
         assert state["version"] >= told
         assert state["hands"] == [[state["version"]] * 13 for _ in range(6)]
+
+
+async def test_a_table_saved_again_rewrites_one_page(storage: Storage, tmp_path: Path) -> None:
+    # A table's guild and channel never change: its save leaves the guild index alone, so a
+    # commit writes the table's own page to the log, not that index's page too.
+    for i in range(20):
+        await storage.save_table(StoredTable(f"t{i:02d}", i % 3, i, json.dumps({"i": i})))
+    wal = tmp_path / "bot.sqlite3-wal"
+    before = wal.stat().st_size
+    await storage.save_table(StoredTable("t07", 1, 7, json.dumps({"i": 8})))
+    [[page_size]] = await storage.database.fetch("PRAGMA page_size")
+    assert wal.stat().st_size - before == page_size + 24  # one frame: its header and page
