@@ -308,8 +308,14 @@ def _commit_writes(
     return errors
 
 
-def _settle(writes: Sequence[_Write], commit: asyncio.Future[list[sqlite3.Error | None]]) -> None:
+def _settle(
+    writes: Sequence[_Write],
+    ended: asyncio.Future[None],
+    commit: asyncio.Future[list[sqlite3.Error | None]],
+) -> None:
     """Tell each write of a group commit whether it was stored, even if its leader is gone."""
+    if not ended.done():  # its leader waits for this, unless it was cancelled
+        ended.set_result(None)
     for index, (_sql, _params, done) in enumerate(writes):
         if done.done():
             continue
@@ -425,20 +431,25 @@ class SqliteDatabase(Database):
 
     async def _lead(self) -> None:
         """Commit the waiting writes, a group at a time, until none wait."""
+        loop = asyncio.get_running_loop()
         try:
             while self._waiting:
                 async with self._lock:
                     writes, self._waiting = self._waiting, []
-                    # One call on aiosqlite's thread (its `_execute`, which it does not name
-                    # publicly), instead of a round trip per statement.
-                    run = self._db._execute
-                    commit = asyncio.ensure_future(
-                        run(_commit_writes, self._db._conn, [w[:2] for w in writes])  # type: ignore[no-untyped-call]
-                    )
+                    commit: asyncio.Future[list[sqlite3.Error | None]] = loop.create_future()
+                    ended: asyncio.Future[None] = loop.create_future()
                     # The writes are told when the commit ends, even if this task is
                     # cancelled while it runs (its thread finishes it regardless).
-                    commit.add_done_callback(partial(_settle, writes))
-                    await asyncio.wait([commit])
+                    commit.add_done_callback(partial(_settle, writes, ended))
+                    db = self._db
+                    if db._running and db._connection is not None:
+                        # One call on aiosqlite's thread, queued as its `_execute` queues one
+                        # (aiosqlite 0.22's internals, pinned): no task to run and await it.
+                        work = partial(_commit_writes, db._conn, [w[:2] for w in writes])
+                        db._tx.put_nowait((commit, work))
+                    else:
+                        commit.set_exception(ValueError("Connection closed"))
+                    await ended
         finally:
             self._leader = None
             # Cancelled (the bot stopping) before taking them: these writes are not made.
