@@ -15,6 +15,7 @@ import random
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
@@ -56,6 +57,16 @@ ENDED_KEPT = 200
 RETRY_SECONDS = 5.0
 
 
+@dataclass(slots=True)
+class _Timer:
+    """A table's armed timer: its callback, due at `at`, and the plan made at `version`."""
+
+    handle: Armed
+    at: float
+    planned: Plan
+    version: int
+
+
 def available_levels() -> list[str]:
     """Name the computer-player levels the engine offers now."""
     return [level for level in COMPUTER_LEVELS if level in strategy_names()]
@@ -95,7 +106,7 @@ class TableService:
         self._locks: dict[str, asyncio.Lock] = {}
         # Each running table's armed timer, and the timers' work under way (the loop keeps
         # only weak references to tasks).
-        self._timers: dict[str, Armed] = {}
+        self._timers: dict[str, _Timer] = {}
         self._firing: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ lookups
@@ -566,24 +577,46 @@ class TableService:
     def _cancel_timer(self, table_id: str) -> None:
         timer = self._timers.pop(table_id, None)
         if timer is not None:
-            timer.cancel()
+            timer.handle.cancel()
 
     def _schedule(self, table: Table, retry: Plan | None = None) -> None:
-        """(Re)arm the table's timer for its current state."""
-        self._cancel_timer(table.id)
-        planned = retry or plan(table, self.clock(), self.timing)
+        """(Re)arm the table's timer for its current state.
+
+        A timer armed for no later than the new moment is kept with the new plan: a move
+        mostly puts the turn's reminder later, and the timer waits the rest when it is due.
+        """
+        now = self.clock()
+        planned = retry or plan(table, now, self.timing)
         if planned is None:
+            self._cancel_timer(table.id)
             return
-        table_id, version = table.id, table.version
+        timer = self._timers.get(table.id)
+        if timer is not None:
+            if timer.at <= planned.when:
+                timer.planned, timer.version = planned, table.version
+                return
+            timer.handle.cancel()
+        self._timers[table.id] = self._arm(table.id, planned, table.version, now)
+
+    def _arm(self, table_id: str, planned: Plan, version: int, now: float) -> _Timer:
+        """Arm a table's timer for a plan made at a table version."""
 
         def due() -> None:
-            """Start the timer's work: it awaits the table's lock and maybe a computer's move."""
-            self._timers.pop(table_id, None)
-            task = asyncio.get_running_loop().create_task(self._fire(table_id, version, planned))
+            """Start the timer's work, or wait the rest if its plan was put later since."""
+            now = self.clock()
+            if timer.planned.when > now:
+                timer.at = timer.planned.when
+                timer.handle = self.later(timer.at - now, due)
+                return
+            del self._timers[table_id]  # a timer replaced or cancelled is never due
+            fire = self._fire(table_id, timer.version, timer.planned)
+            task = asyncio.get_running_loop().create_task(fire)
             self._firing.add(task)
             task.add_done_callback(self._firing.discard)
 
-        self._timers[table_id] = self.later(max(0.0, planned.when - self.clock()), due)
+        handle = self.later(max(0.0, planned.when - now), due)
+        timer = _Timer(handle, planned.when, planned, version)
+        return timer
 
     async def _fire(self, table_id: str, version: int, planned: Plan) -> None:
         """Carry out the planned moment if the table has not moved since it was planned."""
@@ -722,7 +755,7 @@ class TableService:
     async def shutdown(self) -> None:
         """Stop every timer and the timers' work under way (the tables stay stored)."""
         for timer in self._timers.values():
-            timer.cancel()
+            timer.handle.cancel()
         self._timers.clear()
         firing = list(self._firing)
         for task in firing:

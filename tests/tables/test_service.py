@@ -245,6 +245,31 @@ async def test_a_timed_out_turn_is_played_and_repeated_timeouts_remove(
     assert store.finished == [table.id]
 
 
+async def test_moves_that_put_the_reminder_later_arm_no_timer_and_it_comes_in_time(
+    service: TableService, clock: FakeClock, recorder: Recorder
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    await all_ready(service, table, ANA, BEN)
+    armed = len(clock.timers)
+    for _ in range(4):
+        await clock.advance(5)
+        game = table.game
+        assert game is not None and game.turn is not None
+        turn = game.turn
+        c = controls.controls(table.view(turn))
+        intent = PlayCards(0) if c.plays else FlipCard(0) if c.flips else PickUpPile(0)
+        await service.submit(table.id, (ANA, BEN)[turn], intent, table.seats[turn].version)
+    # The timer armed for the first turn's reminder waits on for the later ones.
+    assert len(clock.timers) == armed and table.phase == "play"
+    assert table.deadline is not None and game is not None
+    remind_at = table.deadline - 90 + 30  # the turn's reminder, 30 s into its 90
+    await clock.advance(remind_at - clock.now - 0.5)
+    assert recorder.reminders == []
+    await clock.advance(0.5)
+    assert recorder.reminders == [game.turn]
+
+
 async def play_against_computers(
     service: TableService, clock: FakeClock, table: Table, until_moves: int | None = None
 ) -> None:
