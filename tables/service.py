@@ -14,7 +14,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.actions import Action, Resign
@@ -65,6 +65,30 @@ class _Timer:
     at: float
     planned: Plan
     version: int
+
+
+class _UndoOnFailure:
+    """Put a table back as last stored if the change in the block fails half way."""
+
+    __slots__ = ("service", "table")
+
+    def __init__(self, service: TableService, table: Table) -> None:
+        self.service = service
+        self.table = table
+
+    def __enter__(self) -> None:
+        """Start the change."""
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: object
+    ) -> None:
+        """Undo a change that could not be stored, or that broke (logged); let it raise."""
+        if isinstance(error, TableError):
+            if error.code == "not_saved":
+                self.service._undo(self.table)
+        elif isinstance(error, Exception):
+            log.error("table %s: a change failed and is undone", self.table.id, exc_info=error)
+            self.service._undo(self.table)
 
 
 def available_levels() -> list[str]:
@@ -154,9 +178,10 @@ class TableService:
         if self.in_channel(channel_id) is not None:
             raise TableError("channel_busy")
         table = self._new_table(guild_id, channel_id, host, config)
-        async with self.lock(table.id), self._undo_on_failure(table):
-            await self._changed(table)
-            return self._publish(table, actor=0)
+        async with self.lock(table.id):
+            with _UndoOnFailure(self, table):
+                await self._changed(table)
+                return self._publish(table, actor=0)
 
     async def submit(
         self, table_id: str, member: Member, intent: Intent, version: int = 0
@@ -169,13 +194,13 @@ class TableService:
         async with self.lock(table_id):
             table = self.get(table_id)
             if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End | SetHints):
-                async with self._undo_on_failure(table):
+                with _UndoOnFailure(self, table):
                     events = await self._lobby(table, member, intent)
                 return self._publish(table, events, actor=table.seat_of(member.user_id))
             seat = self._player_seat(table, member.user_id, version)
             if isinstance(intent, Look):
                 return Outcome(self._snapshot(table), actor=seat)
-            async with self._undo_on_failure(table):
+            with _UndoOnFailure(self, table):
                 events = await self._act(table, seat, intent)
             return self._publish(table, events, actor=seat)
 
@@ -239,7 +264,7 @@ class TableService:
             table = self.tables.get(table_id)
             if table is None or not table.open:
                 return None
-            async with self._undo_on_failure(table):
+            with _UndoOnFailure(self, table):
                 await self._close(table, reason)
             return self._publish(table)
 
@@ -347,9 +372,10 @@ class TableService:
         ]
         loser = old.game.loser if old.game is not None else None
         table.previous_loser = kept.index(loser) if loser in kept else None
-        async with self.lock(table.id), self._undo_on_failure(table):
-            self._deal(table)
-            await self._changed(table)
+        async with self.lock(table.id):
+            with _UndoOnFailure(self, table):
+                self._deal(table)
+                await self._changed(table)
         self.ended.pop(old_id, None)
         return self._publish(table, actor=table.seat_of(member.user_id))
 
@@ -545,20 +571,6 @@ class TableService:
             raise TableError("not_saved") from None
         self._stored[table.id] = state
 
-    @contextlib.asynccontextmanager
-    async def _undo_on_failure(self, table: Table) -> AsyncIterator[None]:
-        """Put a table back as last stored if a change to it fails half way."""
-        try:
-            yield
-        except TableError as error:
-            if error.code == "not_saved":
-                self._undo(table)
-            raise
-        except Exception:
-            log.exception("table %s: a change failed and is undone", table.id)
-            self._undo(table)
-            raise
-
     def _undo(self, table: Table) -> None:
         """Make the table in memory what the store holds (nothing, for one never stored)."""
         self._shown.pop(table.id, None)
@@ -638,7 +650,7 @@ class TableService:
             async with self.lock(table_id):
                 if table.version != version or not table.open:
                     return
-                async with self._undo_on_failure(table):
+                with _UndoOnFailure(self, table):
                     outcome = await self._fired(table, planned, move)
             if outcome is not None and self.sink is not None:
                 self.sink.published(outcome)

@@ -18,6 +18,7 @@ from engine.rules import make_rules
 from engine.strategies import Strategy, get_strategy
 from engine.views import PlayerView, player_view
 from tables import controls
+from tables import service as service_module
 from tables.errors import TableError
 from tables.intents import (
     AddComputer,
@@ -766,3 +767,22 @@ async def test_a_look_shows_the_table_as_it_is_now(
     done = next(e for e in events if isinstance(e, Played | PickedUp))
     assert isinstance(wanted, Play | PickUp) and done.player == wanted.player
     assert not isinstance(done, Played) or (isinstance(wanted, Play) and done.cards == wanted.cards)
+
+
+async def test_a_change_that_breaks_half_way_is_undone_logged_and_raised(
+    service: TableService, store: MemoryStore, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    saved = store.saved[table.id]
+
+    def broken(events: object) -> list[object]:
+        raise RuntimeError("notes broke")
+
+    monkeypatch.setattr(service_module, "notes_of", broken)
+    with pytest.raises(RuntimeError, match="notes broke"):
+        await all_ready(service, table, ANA)
+    # The engine applied the step before the break: the table is as stored again.
+    assert table.to_json() == json.loads(saved)
+    [record] = [r for r in caplog.records if "a change failed and is undone" in r.getMessage()]
+    assert record.exc_info is not None and "notes broke" in str(record.exc_info[1])
