@@ -342,6 +342,7 @@ class _GroupCommit(asyncio.Future[list[sqlite3.Error | None]]):
         self._end()
 
     def _end(self) -> None:
+        """Wake the leader for the next group."""
         if not self.ended.done():  # its leader waits for this, unless it was cancelled
             self.ended.set_result(None)
 
