@@ -38,6 +38,8 @@ class Card(_CardFields):
 
     Each card is one shared object: building a card (dealing, parsing, unpickling a game
     from a move worker) returns the instance made once, so piles hold references only.
+    Cards compare as (rank, suit) tuples, the suits' letters in `SUITS` order: `sorted`
+    without a key orders them as `sort_key` does (jokers alike), with no call per card.
     """
 
     __slots__ = ()

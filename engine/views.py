@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.actions import Action
-from engine.cards import Card, sort_key
+from engine.cards import Card
 from engine.events import EndReason
 from engine.game import Game, Phase
 from engine.pile import Constraint
@@ -68,8 +68,8 @@ def table_view(game: Game) -> TableView:
         SeatView(
             seat=seat,
             hand_count=len(game.hands[seat]),
-            known=tuple(sorted(game.known[seat], key=sort_key)),
-            face_up=tuple(tuple(stack) for stack in game.face_up[seat]),
+            known=tuple(sorted(game.known[seat])),
+            face_up=tuple(map(tuple, game.face_up[seat])),
             face_down_count=len(game.face_down[seat]),
             out=game.out[seat] and seat != game.loser,
             place=game.finished.index(seat) + 1 if seat in game.finished else None,
@@ -105,7 +105,7 @@ def player_view(game: Game, seat: int, table: TableView | None = None) -> Player
     return PlayerView(
         seat=seat,
         table=table_view(game) if table is None else table,
-        hand=tuple(sorted(game.hands[seat], key=sort_key)),
+        hand=tuple(sorted(game.hands[seat])),
         legal=tuple(game.legal_actions(seat)),
         chosen=game.chosen[seat],
     )

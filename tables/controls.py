@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.actions import Action, Choose, Flip, PickUp, Play, PlayStock, Ready, Stack, Swap
-from engine.cards import Card, sort_key
+from engine.cards import Card
 from engine.views import PlayerView
 from tables.intents import (
     ChooseFaceUp,
@@ -73,19 +73,25 @@ def controls(view: PlayerView) -> Controls:
             stock = action if stock is None else stock
         elif isinstance(action, Ready):
             ready = action if ready is None else ready
+    # Cards sort as they compare, by rank then suit (`Card`); setup's lists only in setup.
     pool: tuple[Card, ...] = ()
     if chooses:
         # The choose deal picks face-up cards from the hand and the current face-up cards.
         seat = view.table.seats[view.seat]
         own = list(view.hand) + [card for stack in seat.face_up for card in stack]
-        pool = tuple(sorted(own, key=sort_key))
+        pool = tuple(sorted(own))
+    swap_hand: tuple[Card, ...] = ()
+    swap_face_up: tuple[Card, ...] = ()
+    if swaps:
+        swap_hand = tuple(sorted({a.hand_card for a in swaps}))
+        swap_face_up = tuple(sorted({a.face_up_card for a in swaps}))
     return Controls(
         plays=_fit(tuple(plays)),
         pickups=_one_per_rank(tuple(pickups)),
         flips=tuple(flips),
         stock=stock,
-        swap_hand=tuple(sorted({a.hand_card for a in swaps}, key=sort_key)),
-        swap_face_up=tuple(sorted({a.face_up_card for a in swaps}, key=sort_key)),
+        swap_hand=swap_hand,
+        swap_face_up=swap_face_up,
         choose_pool=pool,
         choose_count=len(chooses[0].cards) if chooses else 0,
         stacks=tuple(stacks),

@@ -14,7 +14,8 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from engine.actions import Action, Resign
 from engine.errors import IllegalAction
@@ -56,6 +57,40 @@ ENDED_KEPT = 200
 RETRY_SECONDS = 5.0
 
 
+@dataclass(slots=True)
+class _Timer:
+    """A table's armed timer: its callback, due at `at`, and the plan made at `version`."""
+
+    handle: Armed
+    at: float
+    planned: Plan
+    version: int
+
+
+class _UndoOnFailure:
+    """Put a table back as last stored if the change in the block fails half way."""
+
+    __slots__ = ("service", "table")
+
+    def __init__(self, service: TableService, table: Table) -> None:
+        self.service = service
+        self.table = table
+
+    def __enter__(self) -> None:
+        """Start the change."""
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: object
+    ) -> None:
+        """Undo a change that could not be stored, or that broke (logged); let it raise."""
+        if isinstance(error, TableError):
+            if error.code == "not_saved":
+                self.service._undo(self.table)
+        elif isinstance(error, Exception):
+            log.error("table %s: a change failed and is undone", self.table.id, exc_info=error)
+            self.service._undo(self.table)
+
+
 def available_levels() -> list[str]:
     """Name the computer-player levels the engine offers now."""
     return [level for level in COMPUTER_LEVELS if level in strategy_names()]
@@ -95,7 +130,7 @@ class TableService:
         self._locks: dict[str, asyncio.Lock] = {}
         # Each running table's armed timer, and the timers' work under way (the loop keeps
         # only weak references to tasks).
-        self._timers: dict[str, Armed] = {}
+        self._timers: dict[str, _Timer] = {}
         self._firing: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ lookups
@@ -143,9 +178,10 @@ class TableService:
         if self.in_channel(channel_id) is not None:
             raise TableError("channel_busy")
         table = self._new_table(guild_id, channel_id, host, config)
-        async with self.lock(table.id), self._undo_on_failure(table):
-            await self._changed(table)
-            return self._publish(table, actor=0)
+        async with self.lock(table.id):
+            with _UndoOnFailure(self, table):
+                await self._changed(table)
+                return self._publish(table, actor=0)
 
     async def submit(
         self, table_id: str, member: Member, intent: Intent, version: int = 0
@@ -158,13 +194,13 @@ class TableService:
         async with self.lock(table_id):
             table = self.get(table_id)
             if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End | SetHints):
-                async with self._undo_on_failure(table):
+                with _UndoOnFailure(self, table):
                     events = await self._lobby(table, member, intent)
                 return self._publish(table, events, actor=table.seat_of(member.user_id))
             seat = self._player_seat(table, member.user_id, version)
             if isinstance(intent, Look):
                 return Outcome(self._snapshot(table), actor=seat)
-            async with self._undo_on_failure(table):
+            with _UndoOnFailure(self, table):
                 events = await self._act(table, seat, intent)
             return self._publish(table, events, actor=seat)
 
@@ -228,7 +264,7 @@ class TableService:
             table = self.tables.get(table_id)
             if table is None or not table.open:
                 return None
-            async with self._undo_on_failure(table):
+            with _UndoOnFailure(self, table):
                 await self._close(table, reason)
             return self._publish(table)
 
@@ -336,9 +372,10 @@ class TableService:
         ]
         loser = old.game.loser if old.game is not None else None
         table.previous_loser = kept.index(loser) if loser in kept else None
-        async with self.lock(table.id), self._undo_on_failure(table):
-            self._deal(table)
-            await self._changed(table)
+        async with self.lock(table.id):
+            with _UndoOnFailure(self, table):
+                self._deal(table)
+                await self._changed(table)
         self.ended.pop(old_id, None)
         return self._publish(table, actor=table.seat_of(member.user_id))
 
@@ -534,20 +571,6 @@ class TableService:
             raise TableError("not_saved") from None
         self._stored[table.id] = state
 
-    @contextlib.asynccontextmanager
-    async def _undo_on_failure(self, table: Table) -> AsyncIterator[None]:
-        """Put a table back as last stored if a change to it fails half way."""
-        try:
-            yield
-        except TableError as error:
-            if error.code == "not_saved":
-                self._undo(table)
-            raise
-        except Exception:
-            log.exception("table %s: a change failed and is undone", table.id)
-            self._undo(table)
-            raise
-
     def _undo(self, table: Table) -> None:
         """Make the table in memory what the store holds (nothing, for one never stored)."""
         self._shown.pop(table.id, None)
@@ -566,24 +589,46 @@ class TableService:
     def _cancel_timer(self, table_id: str) -> None:
         timer = self._timers.pop(table_id, None)
         if timer is not None:
-            timer.cancel()
+            timer.handle.cancel()
 
     def _schedule(self, table: Table, retry: Plan | None = None) -> None:
-        """(Re)arm the table's timer for its current state."""
-        self._cancel_timer(table.id)
-        planned = retry or plan(table, self.clock(), self.timing)
+        """(Re)arm the table's timer for its current state.
+
+        A timer armed for no later than the new moment is kept with the new plan: a move
+        mostly puts the turn's reminder later, and the timer waits the rest when it is due.
+        """
+        now = self.clock()
+        planned = retry or plan(table, now, self.timing)
         if planned is None:
+            self._cancel_timer(table.id)
             return
-        table_id, version = table.id, table.version
+        timer = self._timers.get(table.id)
+        if timer is not None:
+            if timer.at <= planned.when:
+                timer.planned, timer.version = planned, table.version
+                return
+            timer.handle.cancel()
+        self._timers[table.id] = self._arm(table.id, planned, table.version, now)
+
+    def _arm(self, table_id: str, planned: Plan, version: int, now: float) -> _Timer:
+        """Arm a table's timer for a plan made at a table version."""
 
         def due() -> None:
-            """Start the timer's work: it awaits the table's lock and maybe a computer's move."""
-            self._timers.pop(table_id, None)
-            task = asyncio.get_running_loop().create_task(self._fire(table_id, version, planned))
+            """Start the timer's work, or wait the rest if its plan was put later since."""
+            now = self.clock()
+            if timer.planned.when > now:
+                timer.at = timer.planned.when
+                timer.handle = self.later(timer.at - now, due)
+                return
+            del self._timers[table_id]  # a timer replaced or cancelled is never due
+            fire = self._fire(table_id, timer.version, timer.planned)
+            task = asyncio.get_running_loop().create_task(fire)
             self._firing.add(task)
             task.add_done_callback(self._firing.discard)
 
-        self._timers[table_id] = self.later(max(0.0, planned.when - self.clock()), due)
+        handle = self.later(max(0.0, planned.when - now), due)
+        timer = _Timer(handle, planned.when, planned, version)
+        return timer
 
     async def _fire(self, table_id: str, version: int, planned: Plan) -> None:
         """Carry out the planned moment if the table has not moved since it was planned."""
@@ -605,7 +650,7 @@ class TableService:
             async with self.lock(table_id):
                 if table.version != version or not table.open:
                     return
-                async with self._undo_on_failure(table):
+                with _UndoOnFailure(self, table):
                     outcome = await self._fired(table, planned, move)
             if outcome is not None and self.sink is not None:
                 self.sink.published(outcome)
@@ -722,7 +767,7 @@ class TableService:
     async def shutdown(self) -> None:
         """Stop every timer and the timers' work under way (the tables stay stored)."""
         for timer in self._timers.values():
-            timer.cancel()
+            timer.handle.cancel()
         self._timers.clear()
         firing = list(self._firing)
         for task in firing:

@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,29 @@ async def test_a_cancelled_write_not_yet_taken_is_not_stored(storage: Storage) -
     assert [row.table_id for row in await storage.running_tables()] == ["a", "c"]
 
 
+async def test_a_write_taken_into_a_commit_is_told_it_is_stored_if_its_leader_is_cancelled(
+    storage: Storage,
+) -> None:
+    database = sqlite_of(storage)
+    # The thread is busy a while, so the commit waits on its queue when the leader stops.
+    busy = asyncio.ensure_future(on_thread(storage, "execute", "SELECT 1"))
+    database._db._tx.put_nowait((None, lambda: time.sleep(0.2)))
+    write = asyncio.create_task(storage.save_table(state("a", 1)))
+    await asyncio.sleep(0.05)
+    assert database._leader is not None and not database._waiting  # taken into the commit
+    database._leader.cancel()
+    await write
+    await busy
+    assert [row.table_id for row in await storage.running_tables()] == ["a"]
+
+
+async def test_a_write_after_the_database_is_closed_fails(tmp_path: Path) -> None:
+    storage = await Storage.open(tmp_path / "closed.sqlite3")
+    await storage.close()
+    with pytest.raises(ValueError, match="closed"):
+        await asyncio.wait_for(storage.save_table(state("a", 1)), 5)
+
+
 async def test_moves_of_two_tables_in_a_failed_group_are_each_undone_and_work_after(
     storage: Storage,
 ) -> None:
@@ -253,3 +277,15 @@ async def test_a_killed_process_keeps_every_write_of_the_groups_it_was_told_of(
         state = json.loads(row.text)
         assert state["version"] >= told
         assert state["hands"] == [[state["version"]] * 13 for _ in range(6)]
+
+
+async def test_a_table_saved_again_rewrites_one_page(storage: Storage, tmp_path: Path) -> None:
+    # A table's guild and channel never change: its save leaves the guild index alone, so a
+    # commit writes the table's own page to the log, not that index's page too.
+    for i in range(20):
+        await storage.save_table(StoredTable(f"t{i:02d}", i % 3, i, json.dumps({"i": i})))
+    wal = tmp_path / "bot.sqlite3-wal"
+    before = wal.stat().st_size
+    await storage.save_table(StoredTable("t07", 1, 7, json.dumps({"i": 8})))
+    [[page_size]] = await storage.database.fetch("PRAGMA page_size")
+    assert wal.stat().st_size - before == page_size + 24  # one frame: its header and page

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pickle
+import random
 
 from engine import cards
-from engine.cards import JOKER, Card, format_cards, make_deck, parse_card
+from engine.cards import JOKER, Card, format_cards, make_deck, parse_card, sort_key
 from engine.game import Game
 from engine.rules import make_rules
 from engine.serialize import game_from_json, game_to_json
@@ -54,3 +55,10 @@ def test_cards_are_written_as_they_write_themselves_and_odd_ones_are_not_kept() 
     odd = Card(5, "X")  # type: ignore[arg-type]
     assert format_cards([odd]) == [str(odd)]
     assert odd not in cards._TEXTS
+
+
+def test_cards_sorted_without_a_key_are_in_sort_key_order() -> None:
+    # The views sort hands with plain `sorted`: the cards' own order must be `sort_key`'s.
+    deck = make_deck(2, 3)
+    random.Random(5).shuffle(deck)
+    assert sorted(deck) == sorted(deck, key=sort_key)

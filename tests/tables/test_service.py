@@ -18,6 +18,7 @@ from engine.rules import make_rules
 from engine.strategies import Strategy, get_strategy
 from engine.views import PlayerView, player_view
 from tables import controls
+from tables import service as service_module
 from tables.errors import TableError
 from tables.intents import (
     AddComputer,
@@ -243,6 +244,31 @@ async def test_a_timed_out_turn_is_played_and_repeated_timeouts_remove(
     idle = [note for note in table.log if note.code == "idle_out"]
     assert idle and idle[0].params["count"] == 2
     assert store.finished == [table.id]
+
+
+async def test_moves_that_put_the_reminder_later_arm_no_timer_and_it_comes_in_time(
+    service: TableService, clock: FakeClock, recorder: Recorder
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    await all_ready(service, table, ANA, BEN)
+    armed = len(clock.timers)
+    for _ in range(4):
+        await clock.advance(5)
+        game = table.game
+        assert game is not None and game.turn is not None
+        turn = game.turn
+        c = controls.controls(table.view(turn))
+        intent = PlayCards(0) if c.plays else FlipCard(0) if c.flips else PickUpPile(0)
+        await service.submit(table.id, (ANA, BEN)[turn], intent, table.seats[turn].version)
+    # The timer armed for the first turn's reminder waits on for the later ones.
+    assert len(clock.timers) == armed and table.phase == "play"
+    assert table.deadline is not None and game is not None
+    remind_at = table.deadline - 90 + 30  # the turn's reminder, 30 s into its 90
+    await clock.advance(remind_at - clock.now - 0.5)
+    assert recorder.reminders == []
+    await clock.advance(0.5)
+    assert recorder.reminders == [game.turn]
 
 
 async def play_against_computers(
@@ -741,3 +767,22 @@ async def test_a_look_shows_the_table_as_it_is_now(
     done = next(e for e in events if isinstance(e, Played | PickedUp))
     assert isinstance(wanted, Play | PickUp) and done.player == wanted.player
     assert not isinstance(done, Played) or (isinstance(wanted, Play) and done.cards == wanted.cards)
+
+
+async def test_a_change_that_breaks_half_way_is_undone_logged_and_raised(
+    service: TableService, store: MemoryStore, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    table = await seated(service, ANA, BEN)
+    await service.submit(table.id, ANA, Start())
+    saved = store.saved[table.id]
+
+    def broken(events: object) -> list[object]:
+        raise RuntimeError("notes broke")
+
+    monkeypatch.setattr(service_module, "notes_of", broken)
+    with pytest.raises(RuntimeError, match="notes broke"):
+        await all_ready(service, table, ANA)
+    # The engine applied the step before the break: the table is as stored again.
+    assert table.to_json() == json.loads(saved)
+    [record] = [r for r in caplog.records if "a change failed and is undone" in r.getMessage()]
+    assert record.exc_info is not None and "notes broke" in str(record.exc_info[1])
