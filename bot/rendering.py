@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import discord
 import orjson
@@ -75,7 +75,7 @@ class Rendered:
     them again only when what they show changed; a picture is drawn only to be uploaded.
     """
 
-    embeds: tuple[discord.Embed, ...]
+    embed_payloads: tuple[Payload, ...]
     view: Components
     pictures: tuple[Picture, ...] = ()
 
@@ -94,10 +94,9 @@ class Rendered:
         return self._fingerprint
 
     @cached_property
-    def embed_payloads(self) -> list[Payload]:
-        """Say the embeds as Discord's JSON, made once for the fingerprint and the write."""
-        # discord.py's `Embed.to_dict` walks every slot of an embed at each call.
-        return [cast(Payload, embed.to_dict()) for embed in self.embeds]
+    def embeds(self) -> tuple[discord.Embed, ...]:
+        """Make the embeds as discord.py's objects, for the few messages discord.py sends."""
+        return tuple(discord.Embed.from_dict(payload) for payload in self.embed_payloads)
 
     @cached_property
     def _fingerprint(self) -> str:
@@ -134,12 +133,45 @@ FIELD_LIMIT = 1024
 DESCRIPTION_LIMIT = 4096
 
 
-def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: bool = False) -> None:
+# The embeds' colours, as Discord's JSON says them.
+TABLE_COLOUR = discord.Colour.dark_green().value
+PRIVATE_COLOUR = discord.Colour.blurple().value
+
+
+def embed_payload(
+    title: str,
+    colour: int,
+    description: str | None,
+    fields: list[Payload],
+    *,
+    footer: str | None = None,
+    image: str | None = None,
+) -> Payload:
+    """Say an embed as Discord's JSON, key for key as `discord.Embed.to_dict` says it."""
+    # Drawn straight as the payload the writes send: a `discord.Embed` is built slot by slot
+    # and walked slot by slot again to become this, for every message drawn.
+    payload: Payload = {}
+    if footer is not None:
+        payload["footer"] = {"text": footer}
+    if image is not None:
+        payload["image"] = {"url": image}
+    if fields:
+        payload["fields"] = fields
+    payload["flags"] = 0
+    payload["color"] = colour
+    payload["type"] = "rich"
+    if description:
+        payload["description"] = description
+    payload["title"] = title
+    return payload
+
+
+def add(fields: list[Payload], name: str, value: str, locale: str, *, inline: bool = False) -> None:
     """Add a field, its lines cut to Discord's limit with "… and N more"."""
     # Most values fit as they are: `fit` would give them back whole (a dash for nothing).
     if not value or len(value) > FIELD_LIMIT:
         value = fit(value.split("\n"), FIELD_LIMIT, locale)
-    embed.add_field(name=name, value=value, inline=inline)
+    fields.append({"inline": inline, "name": name, "value": value})
 
 
 # ---------------------------------------------------------------------- the public part
@@ -196,72 +228,78 @@ def render_table(
 
     `ratings` are the game's rating changes, seat by seat, once it is over and rated.
     """
-    embed = table_embed(snapshot, locale, game, ratings)
     picture = table_picture(snapshot, locale) if snapshot.pictures else None
     if picture is None:
+        embed = table_embed(snapshot, locale, game, ratings)
         return Rendered((embed,), table_components(snapshot, locale))
     # The text stays: for screen readers and for people who turn images off.
-    embed.set_image(url=picture.url)
+    embed = table_embed(snapshot, locale, game, ratings, image=picture.url)
     return Rendered((embed,), table_components(snapshot, locale), (picture,))
 
 
 def table_embed(
-    snapshot: Snapshot, locale: str, game: str = "Shithead", ratings: Sequence[Change] = ()
-) -> discord.Embed:
+    snapshot: Snapshot,
+    locale: str,
+    game: str = "Shithead",
+    ratings: Sequence[Change] = (),
+    *,
+    image: str | None = None,
+) -> Payload:
     """Draw the table message's embed; `game` is what the server calls the game."""
     title = t("{game} table {id}", locale, game=game, id=snapshot.id)
-    embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
+    fields: list[Payload] = []
     seat_names, log = public_names(snapshot, locale), public_log(snapshot, locale)
     if snapshot.phase == "lobby":
         seats = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(seat_names))
-        embed.description = t("Waiting for players. The host starts the game.", locale)
-        add(embed, t("Seats", locale), seats or "—", locale, inline=False)
+        add(fields, t("Seats", locale), seats or "—", locale, inline=False)
         summary = rules_summary(snapshot.rules, snapshot.preset, locale)
-        add(embed, t("Rules", locale), summary, locale, inline=False)
-        return embed
+        add(fields, t("Rules", locale), summary, locale, inline=False)
+        waiting = t("Waiting for players. The host starts the game.", locale)
+        return embed_payload(title, TABLE_COLOUR, waiting, fields, image=image)
     view = snapshot.public
     if snapshot.phase == "closed" or view is None:
-        embed.description = t("This table is closed.", locale)
         if log:
             last = "\n".join(log[-LOG_SHOWN_CLOSED:])
-            add(embed, t("Last moves", locale), last, locale, inline=False)
-        return embed
+            add(fields, t("Last moves", locale), last, locale, inline=False)
+        closed = t("This table is closed.", locale)
+        return embed_payload(title, TABLE_COLOUR, closed, fields, image=image)
     lines = []
     for seat in view.seats:
         marker = "▶ " if view.turn == seat.seat else "• "
         lines.append(marker + seat_line(snapshot, seat, locale))
-    add(embed, t("Seats", locale), "\n".join(lines), locale, inline=False)
+    add(fields, t("Seats", locale), "\n".join(lines), locale, inline=False)
+    description: str | None = None
     if snapshot.phase == "setup":
-        embed.description = t(
+        description = t(
             "Setup: look at your private view, arrange your cards and press Ready.", locale
         )
     elif snapshot.phase == "play" and view.turn is not None:
         direction = t("clockwise", locale) if view.direction == 1 else t("anticlockwise", locale)
-        embed.description = t(
+        description = t(
             "{name} to play · direction {direction}",
             locale,
             name=seat_names[view.turn],
             direction=direction,
         )
-    add(embed, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
+    add(fields, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
     counts = t(
         "stock {stock} · burned {burned}", locale, stock=view.stock_count, burned=len(view.burned)
     )
-    add(embed, t("Cards", locale), counts, locale, inline=False)
+    add(fields, t("Cards", locale), counts, locale, inline=False)
     if snapshot.phase == "over":
         order = [seat_names[seat] for seat in view.finished]
         result = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(order))
         if view.loser is not None:
             result += "\n" + t("💩 Shithead: {name}", locale, name=seat_names[view.loser])
-        add(embed, t("Result", locale), result or "—", locale, inline=False)
+        add(fields, t("Result", locale), result or "—", locale, inline=False)
         if ratings:
             changes = [
                 rating_line(seat_names[seat], change, locale) for seat, change in enumerate(ratings)
             ]
-            add(embed, t("Ratings", locale), "\n".join(changes), locale, inline=False)
+            add(fields, t("Ratings", locale), "\n".join(changes), locale, inline=False)
     if log:
-        add(embed, t("Last moves", locale), "\n".join(log), locale, inline=False)
-    return embed
+        add(fields, t("Last moves", locale), "\n".join(log), locale, inline=False)
+    return embed_payload(title, TABLE_COLOUR, description, fields, image=image)
 
 
 def seat_line(snapshot: Snapshot, view: SeatView, locale: str) -> str:
@@ -339,11 +377,12 @@ def render_private(
 ) -> Rendered:
     """Draw a member's private view: their cards, the pile, whose turn, their controls."""
     player = snapshot.private.get(seat)
-    embed = private_embed(snapshot, seat, player, locale, where)
     picture = hand_picture(snapshot, seat, locale) if snapshot.pictures else None
-    pictures: tuple[Picture, ...] = ()
-    if picture is not None:
-        embed.set_image(url=picture.url)
+    if picture is None:
+        embed = private_embed(snapshot, seat, player, locale, where)
+        pictures: tuple[Picture, ...] = ()
+    else:
+        embed = private_embed(snapshot, seat, player, locale, where, image=picture.url)
         pictures = (picture,)
     return Rendered((embed,), private_view_components(snapshot, seat, locale, selection), pictures)
 
@@ -359,29 +398,32 @@ def private_view_components(
 
 
 def private_embed(
-    snapshot: Snapshot, seat: int, view: PlayerView | None, locale: str, where: str
-) -> discord.Embed:
+    snapshot: Snapshot,
+    seat: int,
+    view: PlayerView | None,
+    locale: str,
+    where: str,
+    *,
+    image: str | None = None,
+) -> Payload:
     """Draw a member's own cards, the pile and whose turn; nothing hidden from them."""
     version = snapshot.seats[seat].version
-    embed = discord.Embed(
-        title=t("Your cards at table {id}", locale, id=snapshot.id),
-        description=where,
-        colour=discord.Colour.blurple(),
-    )
-    embed.set_footer(text=t("table {id} · view {version}", locale, id=snapshot.id, version=version))
+    title = t("Your cards at table {id}", locale, id=snapshot.id)
+    footer = t("table {id} · view {version}", locale, id=snapshot.id, version=version)
+    fields: list[Payload] = []
     public = snapshot.public
     if public is None:
-        add(embed, t("Turn", locale), t("This table is closed.", locale), locale)
-        return embed
-    mine = public.seats[seat]
-    hand = cards_text(view.hand) if view is not None else "—"
-    add(embed, t("Hand", locale), hand, locale, inline=False)
-    face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
-    add(embed, t("Face-up", locale), face_up, locale, inline=True)
-    add(embed, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
-    add(embed, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
-    add(embed, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
-    return embed
+        add(fields, t("Turn", locale), t("This table is closed.", locale), locale)
+    else:
+        mine = public.seats[seat]
+        hand = cards_text(view.hand) if view is not None else "—"
+        add(fields, t("Hand", locale), hand, locale, inline=False)
+        face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
+        add(fields, t("Face-up", locale), face_up, locale, inline=True)
+        add(fields, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
+        add(fields, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
+        add(fields, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
+    return embed_payload(title, PRIVATE_COLOUR, where, fields, footer=footer, image=image)
 
 
 def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
