@@ -147,6 +147,14 @@ class _TableState:
     posted_version: int = -1
     reposting: asyncio.Lock = field(default_factory=asyncio.Lock)
 
+    def private_of(self, seat: int) -> _Private:
+        """Give what is known of a seat's private views, made when first asked for."""
+        # Not `setdefault`: it would make (and drop) a `_Private` at every redraw queued.
+        private = self.private.get(seat)
+        if private is None:
+            private = self.private[seat] = _Private()
+        return private
+
 
 # The lock of each interaction being answered: its first response is one call, a deferral
 # or the answer, never both (`bot.answers.acknowledged` defers through it).
@@ -382,7 +390,7 @@ class Presenter:
         seat = state.latest.seat_of(interaction.user.id) if state is not None else None
         if state is None or seat is None:
             return
-        private = state.private.setdefault(seat, _Private())
+        private = state.private_of(seat)
         in_dm = interaction.guild_id is None
         # Shown without buttons: no fingerprint matches it, so the next redraw always writes;
         # its pictures are still attached.
@@ -434,7 +442,7 @@ class Presenter:
     ) -> None:
         """Answer a member's click with their private view: edit it in place, or show it."""
         state = self._newest(snapshot)
-        private = state.private.setdefault(seat, _Private())
+        private = state.private_of(seat)
         version = snapshot.seats[seat].version
         if selection is not None:
             private.selection = (version, selection)
@@ -464,7 +472,7 @@ class Presenter:
         an update leaves out, so only the components are built and sent.
         """
         state = self._newest(snapshot)
-        private = state.private.setdefault(seat, _Private())
+        private = state.private_of(seat)
         private.selection = (snapshot.seats[seat].version, selection)
         in_dm = interaction.guild_id is None
         locale = self._seat_locale(snapshot, seat)
@@ -679,7 +687,7 @@ class Presenter:
             return
         if snapshot.public is None:
             return  # no cards were ever dealt here
-        private = state.private.setdefault(seat, _Private())
+        private = state.private_of(seat)
         key = private_key(snapshot, seat)
         table_id = snapshot.id
         dm = state.dms.get(user_id)
@@ -699,7 +707,7 @@ class Presenter:
             return False
         snapshot = state.latest
         user_id = snapshot.seats[seat].user_id
-        private = state.private.setdefault(seat, _Private())
+        private = state.private_of(seat)
         key = private_key(snapshot, seat)
         ref = state.dms.get(user_id)
         busy = ("seat", user_id) in state.answering
