@@ -67,6 +67,9 @@ class Selection:
     swap_face_up: int | None = None
 
 
+NO_SELECTION = Selection()
+
+
 @dataclass(frozen=True)
 class Rendered:
     """A message to send or edit: its embeds, its components and its pictures.
@@ -79,9 +82,10 @@ class Rendered:
     view: Components
     pictures: tuple[Picture, ...] = ()
 
-    @property
+    @cached_property
     def file_keys(self) -> tuple[str, ...]:
         """Say what the pictures show."""
+        # Read several times per message written (the upload, the edit, what is shown).
         return tuple(picture.key for picture in self.pictures)
 
     async def prepare(self, shown: tuple[str, ...] | None = None) -> None:
@@ -448,7 +452,7 @@ def private_components(
     snapshot: Snapshot, player: PlayerView, locale: str, selection: Selection | None
 ) -> Components:
     """A player's controls now: legal plays, pick-ups, blind cards, setup choices, Ready."""
-    chosen = selection or Selection()
+    chosen = selection or NO_SELECTION
     table_id = snapshot.id
     version = snapshot.seats[player.seat].version
     # Grouped once per snapshot: a menu choice is answered from the snapshot its view was
