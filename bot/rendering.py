@@ -11,8 +11,8 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, TypeVar
+from functools import cached_property, lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 import discord
 import orjson
@@ -376,6 +376,48 @@ def hints_toggle(snapshot: Snapshot, locale: str) -> Payload:
 # ---------------------------------------------------------------------- private views
 
 
+class PrivateWords(NamedTuple):
+    """The words every private view says alike, in one language."""
+
+    hand: str
+    face_up: str
+    face_down: str
+    pile: str
+    turn: str
+    your_turn: str
+    choose_play: str
+    more_plays: str
+    play: str
+    swap: str
+    pick_up: str
+    stock: str
+    ready: str
+    hint: str
+
+
+# Translated once per language: every private view drawn (~2 a move) says them all again.
+# A pure cache by language, as the catalogs are read once at import.
+@lru_cache(maxsize=16)
+def private_words(locale: str) -> PrivateWords:
+    """Translate the words every private view says into a language."""
+    return PrivateWords(
+        hand=t("Hand", locale),
+        face_up=t("Face-up", locale),
+        face_down=t("Face-down", locale),
+        pile=t("Pile", locale),
+        turn=t("Turn", locale),
+        your_turn=t("**Your turn.**", locale),
+        choose_play=t("Choose what to play", locale),
+        more_plays=t("More plays", locale),
+        play=t("Play", locale),
+        swap=t("Swap", locale),
+        pick_up=t("Pick up the pile", locale),
+        stock=t("Turn stock card", locale),
+        ready=t("Ready", locale),
+        hint=t("Hint", locale),
+    )
+
+
 def render_private(
     snapshot: Snapshot, seat: int, locale: str, where: str, selection: Selection | None = None
 ) -> Rendered:
@@ -415,18 +457,19 @@ def private_embed(
     title = t("Your cards at table {id}", locale, id=snapshot.id)
     footer = t("table {id} · view {version}", locale, id=snapshot.id, version=version)
     fields: list[Payload] = []
+    words = private_words(locale)
     public = snapshot.public
     if public is None:
-        add(fields, t("Turn", locale), t("This table is closed.", locale), locale)
+        add(fields, words.turn, t("This table is closed.", locale), locale)
     else:
         mine = public.seats[seat]
         hand = cards_text(view.hand) if view is not None else "—"
-        add(fields, t("Hand", locale), hand, locale, inline=False)
+        add(fields, words.hand, hand, locale, inline=False)
         face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
-        add(fields, t("Face-up", locale), face_up, locale, inline=True)
-        add(fields, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
-        add(fields, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
-        add(fields, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
+        add(fields, words.face_up, face_up, locale, inline=True)
+        add(fields, words.face_down, str(mine.face_down_count), locale, inline=True)
+        add(fields, words.pile, public_pile(snapshot, locale), locale, inline=False)
+        add(fields, words.turn, _status(snapshot, seat, locale), locale, inline=False)
     return embed_payload(title, PRIVATE_COLOUR, where, fields, footer=footer, image=image)
 
 
@@ -444,7 +487,7 @@ def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
             status += " " + t("💩 Shithead: {name}", locale, name=name)
         return status
     if public.turn == seat:
-        return t("**Your turn.**", locale)
+        return private_words(locale).your_turn
     return t("{name} is playing.", locale, name=public_names(snapshot, locale)[public.turn or 0])
 
 
@@ -453,6 +496,7 @@ def private_components(
 ) -> Components:
     """A player's controls now: legal plays, pick-ups, blind cards, setup choices, Ready."""
     chosen = selection or NO_SELECTION
+    words = private_words(locale)
     table_id = snapshot.id
     version = snapshot.seats[player.seat].version
     # Grouped once per snapshot: a menu choice is answered from the snapshot its view was
@@ -468,7 +512,7 @@ def private_components(
             for index, play in enumerate(c.plays[start : start + MAX_OPTIONS], start)
         ]
         part = start // MAX_OPTIONS
-        placeholder = t("Choose what to play", locale) if part == 0 else t("More plays", locale)
+        placeholder = words.choose_play if part == 0 else words.more_plays
         custom_id = custom_id_of(table_id, version, "sel", str(part))
         rows.append([menu_payload(custom_id, placeholder, options)])
     if c.swap_hand and c.swap_face_up:
@@ -501,29 +545,29 @@ def private_components(
     if c.plays:
         # Play and Swap carry the menus' pending choice; greyed out until there is one.
         arg = None if chosen.play is None else str(chosen.play)
-        move("play", arg, t("Play", locale), Style.success, arg is None)
+        move("play", arg, words.play, Style.success, arg is None)
     if c.swap_hand and c.swap_face_up:
         both = chosen.swap_hand is not None and chosen.swap_face_up is not None
         arg = f"{chosen.swap_hand}.{chosen.swap_face_up}" if both else None
-        move("swap", arg, t("Swap", locale), Style.primary, arg is None)
+        move("swap", arg, words.swap, Style.primary, arg is None)
     for index, pickup in enumerate(c.pickups):
         label = (
             t("Pick up (put {card} on the pile)", locale, card=card_text(pickup.add))
             if pickup.add is not None
-            else t("Pick up the pile", locale)
+            else words.pick_up
         )
         move("pickup", str(index), label, Style.danger)
     if c.stock is not None:
-        move("stock", None, t("Turn stock card", locale), Style.secondary)
+        move("stock", None, words.stock, Style.secondary)
     if c.ready is not None:
-        move("ready", None, t("Ready", locale), Style.success)
+        move("ready", None, words.ready, Style.success)
     for index, flip in enumerate(c.flips):
         label = t("Turn face-down card {n}", locale, n=flip.index + 1)
         move("flip", str(index), label, Style.primary)
     # A hint is offered to the player to act in play, when the host allows it and it fits.
     offers_hint = snapshot.hints and snapshot.phase == "play" and snapshot.turn == player.seat
     if offers_hint and len(buttons) < (MAX_ROWS - len(rows)) * ROW_BUTTONS:
-        move("hint", None, t("Hint", locale), Style.secondary)
+        move("hint", None, words.hint, Style.secondary)
     rows += [buttons[start : start + ROW_BUTTONS] for start in range(0, len(buttons), ROW_BUTTONS)]
     return Components(rows)
 
