@@ -465,7 +465,7 @@ def private_embed(
         mine = public.seats[seat]
         hand = cards_text(view.hand) if view is not None else "—"
         add(fields, words.hand, hand, locale, inline=False)
-        face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
+        face_up = " ".join(map(cards_text, mine.face_up)) or "—"
         add(fields, words.face_up, face_up, locale, inline=True)
         add(fields, words.face_down, str(mine.face_down_count), locale, inline=True)
         add(fields, words.pile, public_pile(snapshot, locale), locale, inline=False)
