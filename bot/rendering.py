@@ -82,11 +82,13 @@ class Rendered:
     view: Components
     pictures: tuple[Picture, ...] = ()
 
-    @cached_property
+    @property
     def file_keys(self) -> tuple[str, ...]:
         """Say what the pictures show."""
-        # Read several times per message written (the upload, the edit, what is shown).
-        return tuple(picture.key for picture in self.pictures)
+        # Read several times per message written (the upload, the edit, what is shown): a
+        # message without pictures says so without a generator, and cheaper than through
+        # a cached_property's lock.
+        return tuple(picture.key for picture in self.pictures) if self.pictures else ()
 
     async def prepare(self, shown: tuple[str, ...] | None = None) -> None:
         """Draw the pictures an upload needs, off the event loop."""
