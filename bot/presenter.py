@@ -22,7 +22,6 @@ import contextlib
 import dataclasses
 import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -156,17 +155,21 @@ class _TableState:
         return private
 
 
+class _Turn:
+    """The lock an interaction's first response is sent under, and how many use it now."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
 # The lock of each interaction being answered: its first response is one call, a deferral
-# or the answer, never both (`bot.answers.acknowledged` defers through it).
-_responding: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-def responding(interaction: discord.Interaction) -> asyncio.Lock:
-    """Return the lock held while an interaction's response is being sent."""
-    lock = _responding.get(interaction.id)
-    if lock is None:
-        lock = _responding[interaction.id] = asyncio.Lock()
-    return lock
+# or the answer, never both (`bot.answers.acknowledged` defers through it). Kept while
+# someone holds or waits for it, as a weak value would be, without a weak reference made
+# and its callback run for every interaction.
+_responding: dict[int, _Turn] = {}
 
 
 T = TypeVar("T")
@@ -186,18 +189,28 @@ async def first_response(
     (`bot.routing`): Discord then refuses our first response, and the answer goes through
     the token instead, as after our own deferral.
     """
-    async with responding(interaction):
-        if not interaction.response.is_done():
-            try:
-                return await first()
-            except discord.HTTPException as error:
-                if error.code != ALREADY_ACKNOWLEDGED:
-                    raise
-                log.debug("interaction %d was deferred by another process", interaction.id)
-                interaction.response._response_type = (
-                    discord.InteractionResponseType.deferred_message_update
-                )
-        return await then()
+    key = interaction.id
+    turn = _responding.get(key)
+    if turn is None:
+        turn = _responding[key] = _Turn()
+    turn.users += 1
+    try:
+        async with turn.lock:
+            if not interaction.response.is_done():
+                try:
+                    return await first()
+                except discord.HTTPException as error:
+                    if error.code != ALREADY_ACKNOWLEDGED:
+                        raise
+                    log.debug("interaction %d was deferred by another process", key)
+                    interaction.response._response_type = (
+                        discord.InteractionResponseType.deferred_message_update
+                    )
+            return await then()
+    finally:
+        turn.users -= 1
+        if not turn.users:
+            del _responding[key]
 
 
 async def acknowledged_already() -> None:
