@@ -11,8 +11,8 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, TypeVar, cast
+from functools import cached_property, lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 import discord
 import orjson
@@ -67,6 +67,9 @@ class Selection:
     swap_face_up: int | None = None
 
 
+NO_SELECTION = Selection()
+
+
 @dataclass(frozen=True)
 class Rendered:
     """A message to send or edit: its embeds, its components and its pictures.
@@ -75,14 +78,17 @@ class Rendered:
     them again only when what they show changed; a picture is drawn only to be uploaded.
     """
 
-    embeds: tuple[discord.Embed, ...]
+    embed_payloads: tuple[Payload, ...]
     view: Components
     pictures: tuple[Picture, ...] = ()
 
     @property
     def file_keys(self) -> tuple[str, ...]:
         """Say what the pictures show."""
-        return tuple(picture.key for picture in self.pictures)
+        # Read several times per message written (the upload, the edit, what is shown): a
+        # message without pictures says so without a generator, and cheaper than through
+        # a cached_property's lock.
+        return tuple(picture.key for picture in self.pictures) if self.pictures else ()
 
     async def prepare(self, shown: tuple[str, ...] | None = None) -> None:
         """Draw the pictures an upload needs, off the event loop."""
@@ -94,10 +100,9 @@ class Rendered:
         return self._fingerprint
 
     @cached_property
-    def embed_payloads(self) -> list[Payload]:
-        """Say the embeds as Discord's JSON, made once for the fingerprint and the write."""
-        # discord.py's `Embed.to_dict` walks every slot of an embed at each call.
-        return [cast(Payload, embed.to_dict()) for embed in self.embeds]
+    def embeds(self) -> tuple[discord.Embed, ...]:
+        """Make the embeds as discord.py's objects, for the few messages discord.py sends."""
+        return tuple(discord.Embed.from_dict(payload) for payload in self.embed_payloads)
 
     @cached_property
     def _fingerprint(self) -> str:
@@ -134,12 +139,45 @@ FIELD_LIMIT = 1024
 DESCRIPTION_LIMIT = 4096
 
 
-def add(embed: discord.Embed, name: str, value: str, locale: str, *, inline: bool = False) -> None:
+# The embeds' colours, as Discord's JSON says them.
+TABLE_COLOUR = discord.Colour.dark_green().value
+PRIVATE_COLOUR = discord.Colour.blurple().value
+
+
+def embed_payload(
+    title: str,
+    colour: int,
+    description: str | None,
+    fields: list[Payload],
+    *,
+    footer: str | None = None,
+    image: str | None = None,
+) -> Payload:
+    """Say an embed as Discord's JSON, key for key as `discord.Embed.to_dict` says it."""
+    # Drawn straight as the payload the writes send: a `discord.Embed` is built slot by slot
+    # and walked slot by slot again to become this, for every message drawn.
+    payload: Payload = {}
+    if footer is not None:
+        payload["footer"] = {"text": footer}
+    if image is not None:
+        payload["image"] = {"url": image}
+    if fields:
+        payload["fields"] = fields
+    payload["flags"] = 0
+    payload["color"] = colour
+    payload["type"] = "rich"
+    if description:
+        payload["description"] = description
+    payload["title"] = title
+    return payload
+
+
+def add(fields: list[Payload], name: str, value: str, locale: str, *, inline: bool = False) -> None:
     """Add a field, its lines cut to Discord's limit with "… and N more"."""
     # Most values fit as they are: `fit` would give them back whole (a dash for nothing).
     if not value or len(value) > FIELD_LIMIT:
         value = fit(value.split("\n"), FIELD_LIMIT, locale)
-    embed.add_field(name=name, value=value, inline=inline)
+    fields.append({"inline": inline, "name": name, "value": value})
 
 
 # ---------------------------------------------------------------------- the public part
@@ -196,72 +234,78 @@ def render_table(
 
     `ratings` are the game's rating changes, seat by seat, once it is over and rated.
     """
-    embed = table_embed(snapshot, locale, game, ratings)
     picture = table_picture(snapshot, locale) if snapshot.pictures else None
     if picture is None:
+        embed = table_embed(snapshot, locale, game, ratings)
         return Rendered((embed,), table_components(snapshot, locale))
     # The text stays: for screen readers and for people who turn images off.
-    embed.set_image(url=picture.url)
+    embed = table_embed(snapshot, locale, game, ratings, image=picture.url)
     return Rendered((embed,), table_components(snapshot, locale), (picture,))
 
 
 def table_embed(
-    snapshot: Snapshot, locale: str, game: str = "Shithead", ratings: Sequence[Change] = ()
-) -> discord.Embed:
+    snapshot: Snapshot,
+    locale: str,
+    game: str = "Shithead",
+    ratings: Sequence[Change] = (),
+    *,
+    image: str | None = None,
+) -> Payload:
     """Draw the table message's embed; `game` is what the server calls the game."""
     title = t("{game} table {id}", locale, game=game, id=snapshot.id)
-    embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
+    fields: list[Payload] = []
     seat_names, log = public_names(snapshot, locale), public_log(snapshot, locale)
     if snapshot.phase == "lobby":
         seats = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(seat_names))
-        embed.description = t("Waiting for players. The host starts the game.", locale)
-        add(embed, t("Seats", locale), seats or "—", locale, inline=False)
+        add(fields, t("Seats", locale), seats or "—", locale, inline=False)
         summary = rules_summary(snapshot.rules, snapshot.preset, locale)
-        add(embed, t("Rules", locale), summary, locale, inline=False)
-        return embed
+        add(fields, t("Rules", locale), summary, locale, inline=False)
+        waiting = t("Waiting for players. The host starts the game.", locale)
+        return embed_payload(title, TABLE_COLOUR, waiting, fields, image=image)
     view = snapshot.public
     if snapshot.phase == "closed" or view is None:
-        embed.description = t("This table is closed.", locale)
         if log:
             last = "\n".join(log[-LOG_SHOWN_CLOSED:])
-            add(embed, t("Last moves", locale), last, locale, inline=False)
-        return embed
+            add(fields, t("Last moves", locale), last, locale, inline=False)
+        closed = t("This table is closed.", locale)
+        return embed_payload(title, TABLE_COLOUR, closed, fields, image=image)
     lines = []
     for seat in view.seats:
         marker = "▶ " if view.turn == seat.seat else "• "
         lines.append(marker + seat_line(snapshot, seat, locale))
-    add(embed, t("Seats", locale), "\n".join(lines), locale, inline=False)
+    add(fields, t("Seats", locale), "\n".join(lines), locale, inline=False)
+    description: str | None = None
     if snapshot.phase == "setup":
-        embed.description = t(
+        description = t(
             "Setup: look at your private view, arrange your cards and press Ready.", locale
         )
     elif snapshot.phase == "play" and view.turn is not None:
         direction = t("clockwise", locale) if view.direction == 1 else t("anticlockwise", locale)
-        embed.description = t(
+        description = t(
             "{name} to play · direction {direction}",
             locale,
             name=seat_names[view.turn],
             direction=direction,
         )
-    add(embed, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
+    add(fields, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
     counts = t(
         "stock {stock} · burned {burned}", locale, stock=view.stock_count, burned=len(view.burned)
     )
-    add(embed, t("Cards", locale), counts, locale, inline=False)
+    add(fields, t("Cards", locale), counts, locale, inline=False)
     if snapshot.phase == "over":
         order = [seat_names[seat] for seat in view.finished]
         result = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(order))
         if view.loser is not None:
             result += "\n" + t("💩 Shithead: {name}", locale, name=seat_names[view.loser])
-        add(embed, t("Result", locale), result or "—", locale, inline=False)
+        add(fields, t("Result", locale), result or "—", locale, inline=False)
         if ratings:
             changes = [
                 rating_line(seat_names[seat], change, locale) for seat, change in enumerate(ratings)
             ]
-            add(embed, t("Ratings", locale), "\n".join(changes), locale, inline=False)
+            add(fields, t("Ratings", locale), "\n".join(changes), locale, inline=False)
     if log:
-        add(embed, t("Last moves", locale), "\n".join(log), locale, inline=False)
-    return embed
+        add(fields, t("Last moves", locale), "\n".join(log), locale, inline=False)
+    return embed_payload(title, TABLE_COLOUR, description, fields, image=image)
 
 
 def seat_line(snapshot: Snapshot, view: SeatView, locale: str) -> str:
@@ -334,16 +378,59 @@ def hints_toggle(snapshot: Snapshot, locale: str) -> Payload:
 # ---------------------------------------------------------------------- private views
 
 
+class PrivateWords(NamedTuple):
+    """The words every private view says alike, in one language."""
+
+    hand: str
+    face_up: str
+    face_down: str
+    pile: str
+    turn: str
+    your_turn: str
+    choose_play: str
+    more_plays: str
+    play: str
+    swap: str
+    pick_up: str
+    stock: str
+    ready: str
+    hint: str
+
+
+# Translated once per language: every private view drawn (~2 a move) says them all again.
+# A pure cache by language, as the catalogs are read once at import.
+@lru_cache(maxsize=16)
+def private_words(locale: str) -> PrivateWords:
+    """Translate the words every private view says into a language."""
+    return PrivateWords(
+        hand=t("Hand", locale),
+        face_up=t("Face-up", locale),
+        face_down=t("Face-down", locale),
+        pile=t("Pile", locale),
+        turn=t("Turn", locale),
+        your_turn=t("**Your turn.**", locale),
+        choose_play=t("Choose what to play", locale),
+        more_plays=t("More plays", locale),
+        play=t("Play", locale),
+        swap=t("Swap", locale),
+        pick_up=t("Pick up the pile", locale),
+        stock=t("Turn stock card", locale),
+        ready=t("Ready", locale),
+        hint=t("Hint", locale),
+    )
+
+
 def render_private(
     snapshot: Snapshot, seat: int, locale: str, where: str, selection: Selection | None = None
 ) -> Rendered:
     """Draw a member's private view: their cards, the pile, whose turn, their controls."""
     player = snapshot.private.get(seat)
-    embed = private_embed(snapshot, seat, player, locale, where)
     picture = hand_picture(snapshot, seat, locale) if snapshot.pictures else None
-    pictures: tuple[Picture, ...] = ()
-    if picture is not None:
-        embed.set_image(url=picture.url)
+    if picture is None:
+        embed = private_embed(snapshot, seat, player, locale, where)
+        pictures: tuple[Picture, ...] = ()
+    else:
+        embed = private_embed(snapshot, seat, player, locale, where, image=picture.url)
         pictures = (picture,)
     return Rendered((embed,), private_view_components(snapshot, seat, locale, selection), pictures)
 
@@ -359,29 +446,33 @@ def private_view_components(
 
 
 def private_embed(
-    snapshot: Snapshot, seat: int, view: PlayerView | None, locale: str, where: str
-) -> discord.Embed:
+    snapshot: Snapshot,
+    seat: int,
+    view: PlayerView | None,
+    locale: str,
+    where: str,
+    *,
+    image: str | None = None,
+) -> Payload:
     """Draw a member's own cards, the pile and whose turn; nothing hidden from them."""
     version = snapshot.seats[seat].version
-    embed = discord.Embed(
-        title=t("Your cards at table {id}", locale, id=snapshot.id),
-        description=where,
-        colour=discord.Colour.blurple(),
-    )
-    embed.set_footer(text=t("table {id} · view {version}", locale, id=snapshot.id, version=version))
+    title = t("Your cards at table {id}", locale, id=snapshot.id)
+    footer = t("table {id} · view {version}", locale, id=snapshot.id, version=version)
+    fields: list[Payload] = []
+    words = private_words(locale)
     public = snapshot.public
     if public is None:
-        add(embed, t("Turn", locale), t("This table is closed.", locale), locale)
-        return embed
-    mine = public.seats[seat]
-    hand = cards_text(view.hand) if view is not None else "—"
-    add(embed, t("Hand", locale), hand, locale, inline=False)
-    face_up = " ".join(cards_text(stack) for stack in mine.face_up) or "—"
-    add(embed, t("Face-up", locale), face_up, locale, inline=True)
-    add(embed, t("Face-down", locale), str(mine.face_down_count), locale, inline=True)
-    add(embed, t("Pile", locale), public_pile(snapshot, locale), locale, inline=False)
-    add(embed, t("Turn", locale), _status(snapshot, seat, locale), locale, inline=False)
-    return embed
+        add(fields, words.turn, t("This table is closed.", locale), locale)
+    else:
+        mine = public.seats[seat]
+        hand = cards_text(view.hand) if view is not None else "—"
+        add(fields, words.hand, hand, locale, inline=False)
+        face_up = " ".join(map(cards_text, mine.face_up)) or "—"
+        add(fields, words.face_up, face_up, locale, inline=True)
+        add(fields, words.face_down, str(mine.face_down_count), locale, inline=True)
+        add(fields, words.pile, public_pile(snapshot, locale), locale, inline=False)
+        add(fields, words.turn, _status(snapshot, seat, locale), locale, inline=False)
+    return embed_payload(title, PRIVATE_COLOUR, where, fields, footer=footer, image=image)
 
 
 def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
@@ -398,7 +489,7 @@ def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
             status += " " + t("💩 Shithead: {name}", locale, name=name)
         return status
     if public.turn == seat:
-        return t("**Your turn.**", locale)
+        return private_words(locale).your_turn
     return t("{name} is playing.", locale, name=public_names(snapshot, locale)[public.turn or 0])
 
 
@@ -406,7 +497,8 @@ def private_components(
     snapshot: Snapshot, player: PlayerView, locale: str, selection: Selection | None
 ) -> Components:
     """A player's controls now: legal plays, pick-ups, blind cards, setup choices, Ready."""
-    chosen = selection or Selection()
+    chosen = selection or NO_SELECTION
+    words = private_words(locale)
     table_id = snapshot.id
     version = snapshot.seats[player.seat].version
     # Grouped once per snapshot: a menu choice is answered from the snapshot its view was
@@ -422,7 +514,7 @@ def private_components(
             for index, play in enumerate(c.plays[start : start + MAX_OPTIONS], start)
         ]
         part = start // MAX_OPTIONS
-        placeholder = t("Choose what to play", locale) if part == 0 else t("More plays", locale)
+        placeholder = words.choose_play if part == 0 else words.more_plays
         custom_id = custom_id_of(table_id, version, "sel", str(part))
         rows.append([menu_payload(custom_id, placeholder, options)])
     if c.swap_hand and c.swap_face_up:
@@ -455,29 +547,29 @@ def private_components(
     if c.plays:
         # Play and Swap carry the menus' pending choice; greyed out until there is one.
         arg = None if chosen.play is None else str(chosen.play)
-        move("play", arg, t("Play", locale), Style.success, arg is None)
+        move("play", arg, words.play, Style.success, arg is None)
     if c.swap_hand and c.swap_face_up:
         both = chosen.swap_hand is not None and chosen.swap_face_up is not None
         arg = f"{chosen.swap_hand}.{chosen.swap_face_up}" if both else None
-        move("swap", arg, t("Swap", locale), Style.primary, arg is None)
+        move("swap", arg, words.swap, Style.primary, arg is None)
     for index, pickup in enumerate(c.pickups):
         label = (
             t("Pick up (put {card} on the pile)", locale, card=card_text(pickup.add))
             if pickup.add is not None
-            else t("Pick up the pile", locale)
+            else words.pick_up
         )
         move("pickup", str(index), label, Style.danger)
     if c.stock is not None:
-        move("stock", None, t("Turn stock card", locale), Style.secondary)
+        move("stock", None, words.stock, Style.secondary)
     if c.ready is not None:
-        move("ready", None, t("Ready", locale), Style.success)
+        move("ready", None, words.ready, Style.success)
     for index, flip in enumerate(c.flips):
         label = t("Turn face-down card {n}", locale, n=flip.index + 1)
         move("flip", str(index), label, Style.primary)
     # A hint is offered to the player to act in play, when the host allows it and it fits.
     offers_hint = snapshot.hints and snapshot.phase == "play" and snapshot.turn == player.seat
     if offers_hint and len(buttons) < (MAX_ROWS - len(rows)) * ROW_BUTTONS:
-        move("hint", None, t("Hint", locale), Style.secondary)
+        move("hint", None, words.hint, Style.secondary)
     rows += [buttons[start : start + ROW_BUTTONS] for start in range(0, len(buttons), ROW_BUTTONS)]
     return Components(rows)
 

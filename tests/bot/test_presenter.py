@@ -10,8 +10,9 @@ import discord
 import pytest
 from discord.http import HTTPClient
 
+from bot import presenter as presenter_module
 from bot.pacing import Pacer, check_current
-from bot.presenter import Presenter, _Editor, private_key
+from bot.presenter import Presenter, _Editor, first_response, private_key
 from bot.rendering import render_table
 from bot.storage import MessageRef
 from engine.game import Game
@@ -301,3 +302,35 @@ async def test_new_dm_conversations_open_a_few_at_once_through_the_pacers_gate()
     # Opening a conversation (the channel and its first message) holds a place at the gate.
     assert most == 2
     await presenter.close()
+
+
+async def test_a_deferral_and_the_answer_take_turns_and_leave_no_lock_behind() -> None:
+    done = {"value": False}
+    interaction = cast(
+        discord.Interaction,
+        SimpleNamespace(id=77, response=SimpleNamespace(is_done=lambda: done["value"])),
+    )
+    said: list[str] = []
+
+    def responder(name: str) -> Any:
+        async def respond() -> str:
+            said.append(f"{name} starts")
+            await asyncio.sleep(0.01)
+            done["value"] = True
+            said.append(f"{name} responded")
+            return name
+
+        return respond
+
+    async def followed_up() -> str:
+        said.append("then")
+        return "then"
+
+    answers = await asyncio.gather(
+        first_response(interaction, responder("defer"), followed_up),
+        first_response(interaction, responder("answer"), followed_up),
+    )
+    # One first response; the other comes after it, as what follows one.
+    assert list(answers) == ["defer", "then"]
+    assert said == ["defer starts", "defer responded", "then"]
+    assert 77 not in presenter_module._responding

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import discord
+import orjson
 import pytest
 
 from bot import rendering
@@ -53,6 +54,11 @@ def big_hand_table() -> Table:
     return table
 
 
+def table_embed_of(table: Table) -> discord.Embed:
+    """Draw a table's embed, as discord.py reads it."""
+    return discord.Embed.from_dict(table_embed(snapshot(table), EN))
+
+
 def test_a_forty_card_hand_fits_the_limits_and_hides_face_down_cards() -> None:
     table = big_hand_table()
     assert table.game is not None and len(table.game.hands[0]) == 40
@@ -84,7 +90,7 @@ def test_words_for_the_pile_and_the_moves() -> None:
 def test_computer_seats_are_named_in_words_by_their_number() -> None:
     seats = [Seat(3, "Ana"), Seat(0, "", computer="basic"), Seat(0, "", computer="expert")]
     table = Table("abc", 1, 2, 3, "classic", make_rules(), 5, 90, 3, seats)
-    seats_field = next(f for f in table_embed(snapshot(table), EN).fields if f.name == "Seats")
+    seats_field = next(f for f in table_embed_of(table).fields if f.name == "Seats")
     assert seats_field.value == "1. Ana\n2. Computer 1 (basic)\n3. Computer 2 (expert)"
 
 
@@ -147,7 +153,7 @@ def test_the_table_shows_cards_seen_going_into_a_hand_and_stays_within_a_field()
     del game.stock[:20]
     game.turn = 1
     game.apply(PickUp(1))
-    embed = table_embed(snapshot(table), EN)
+    embed = table_embed_of(table)
     seats = next(field for field in embed.fields if field.name == "Seats")
     ben = next(line for line in str(seats.value).splitlines() if "Ben" in line)
     shown = sorted(game.known[1], key=sort_key)[-KNOWN_SHOWN:]
@@ -169,7 +175,7 @@ def test_six_long_names_with_known_cards_fit_one_field() -> None:
     seats = [Seat(10 + n, f"{'W' * 30}{n}") for n in range(6)]
     table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
     table.game = game
-    field = next(f for f in table_embed(snapshot(table), EN).fields if f.name == "Seats")
+    field = next(f for f in table_embed_of(table).fields if f.name == "Seats")
     assert str(field.value).count("seen in hand") == 6
     assert len(str(field.value)) <= 1024
 
@@ -180,7 +186,7 @@ def test_a_fingerprint_changes_with_the_picture_inputs_and_not_otherwise() -> No
     again = render_table(snapshot(table), EN)
     assert first.fingerprint() == again.fingerprint()
     assert first.pictures and first.file_keys == again.file_keys
-    without = rendering.Rendered(first.embeds, first.view)
+    without = rendering.Rendered(first.embed_payloads, first.view)
     assert without.fingerprint() != first.fingerprint()
     # An edit uploads the picture again only when what it shows changed.
     assert "attachments" not in again.edit_kwargs(first.file_keys)
@@ -196,20 +202,33 @@ def test_a_message_is_fingerprinted_once_however_often_it_is_compared(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rendered = render_table(snapshot(big_hand_table()), EN)
-    read: list[discord.Embed] = []
-    to_dict = discord.Embed.to_dict
+    dumped: list[object] = []
+    dumps = orjson.dumps
 
-    def counted(embed: discord.Embed) -> object:
-        read.append(embed)
-        return to_dict(embed)
+    def counted_dumps(*args: Any, **kwargs: Any) -> bytes:
+        dumped.append(args)
+        return dumps(*args, **kwargs)
 
-    monkeypatch.setattr(discord.Embed, "to_dict", counted)
+    monkeypatch.setattr(orjson, "dumps", counted_dumps)
     assert rendered.fingerprint() == rendered.fingerprint() == rendered.fingerprint()
-    assert len(read) == 1
-    # The write sends the same JSON: the embed is not turned into it a second time.
-    body, _ = message_body(**rendered.edit_kwargs(rendered.file_keys))
-    assert body["embeds"] == [to_dict(embed) for embed in rendered.embeds]
-    assert len(read) == 1
+    assert len(dumped) == 1
+
+
+def test_an_embed_is_drawn_key_for_key_as_discord_py_would_send_it() -> None:
+    table = big_hand_table()
+    playing = snapshot(table)
+    table.pictures = False
+    table.closed = True
+    closed = snapshot(table)
+    drawn = [render_table(playing, EN), render_private(playing, 0, EN, WHERE)]
+    drawn += [render_table(closed, EN), render_private(closed, 1, EN, "")]
+    for rendered in drawn:
+        # discord.py's own sends read the same embeds: its JSON of them is the drawn JSON.
+        sent = [embed.to_dict() for embed in rendered.embeds]
+        assert json.dumps(sent) == json.dumps(list(rendered.embed_payloads))
+        # The write sends the embeds as drawn.
+        body, _ = message_body(**rendered.edit_kwargs(rendered.file_keys))
+        assert body["embeds"] == list(rendered.embed_payloads)
 
 
 def counted(calls: list[object], function: Callable[..., Any]) -> Callable[..., Any]:
@@ -272,7 +291,7 @@ def test_names_are_shown_as_plain_text_never_as_links_or_mentions() -> None:
     hostile = ["[nitro](https://evil.example)", "**x**", "||x||", "@everyone"]
     seats = [Seat(10 + n, name) for n, name in enumerate(hostile)]
     table = Table("abc", 1, 2, 3, "classic", make_rules(), 5, 90, 3, seats)
-    value = str(next(f for f in table_embed(snapshot(table), EN).fields if f.name == "Seats").value)
+    value = str(next(f for f in table_embed_of(table).fields if f.name == "Seats").value)
     # The opening bracket is escaped, so Discord shows the text instead of a masked link.
     assert re.search(r"(?<!\\)\[nitro\]\(", value) is None and "\\[nitro]" in value
     assert "**x**" not in value and "||x||" not in value
@@ -283,7 +302,7 @@ def test_every_field_stays_within_discords_limits_however_big_the_table() -> Non
     rules = make_rules("classic", {"decks": 4, "jokers": 4})
     seats = [Seat(100 + n, "N" * 32) for n in range(34)]
     table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
-    lobby = table_embed(snapshot(table), EN)
+    lobby = table_embed_of(table)
     assert all(len(str(field.value)) <= 1024 for field in lobby.fields)
     assert str(lobby.fields[0].value).endswith("more")
     assert len(lobby) <= 6000
@@ -296,7 +315,7 @@ def test_a_power_on_every_rank_still_fits_and_jokers_only_when_there_are_some() 
     }
     rules = make_rules("classic", {"powers": powers})
     table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana")])
-    embed = table_embed(snapshot(table), EN)
+    embed = table_embed_of(table)
     summary = str(next(f for f in embed.fields if f.name == "Rules").value)
     assert len(summary) <= 1024 and "joker:" not in summary and "no jokers" in summary
     with_jokers = rules_summary(make_rules("classic", {"jokers": 2}), "classic", EN)
