@@ -7,7 +7,9 @@ storage, and the interaction tokens that may still edit a message.
 Writes are few and paced (`bot.pacing`), latest state wins:
 - the table message is redrawn after every change (a burst of moves costs one edit);
 - a private view is redrawn only when what it offers its member changes: their own cards,
-  their turn coming or going, the phase; other players' moves show on the table message;
+  their turn coming or going, the phase; other players' moves show on the table message.
+  That key alone decides: a view is not fingerprinted (a change of what it offers changes
+  what it shows, and a fingerprint costs as much as a third of the view's drawing);
 - a click's own answer (an interaction callback) draws the clicker's view; while a click is
   being answered its message gets no other write, and a slow one on a private view is held
   (its buttons taken off until the answer, `Presenter.hold`);
@@ -97,10 +99,9 @@ class _Editor:
 
 @dataclass
 class _Shown:
-    """What one private message shows: its `private_key`, its fingerprint, its pictures."""
+    """What one private message shows: its `private_key` and its pictures."""
 
     key: tuple[object, ...] | None = None
-    mark: str | None = None
     files: tuple[str, ...] | None = None
 
 
@@ -427,8 +428,8 @@ class Presenter:
             return
         private = state.private_of(seat)
         in_dm = interaction.guild_id is None
-        # Shown without buttons: no fingerprint matches it, so the next redraw always writes;
-        # its pictures are still attached.
+        # Shown without buttons: no key matches it, so the next redraw always writes; its
+        # pictures are still attached.
         shown = _Shown(files=private.shown_in(in_dm).files)
         private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
 
@@ -489,7 +490,7 @@ class Presenter:
             await edit_answer(interaction, rendered, before)
         else:
             await send_answer(interaction, rendered, ephemeral=True)
-        shown = _Shown(private_key(snapshot, seat), rendered.fingerprint(), rendered.file_keys)
+        shown = _Shown(private_key(snapshot, seat), rendered.file_keys)
         private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
@@ -514,9 +515,7 @@ class Presenter:
         await edit_components(
             interaction, private_view_components(snapshot, seat, locale, selection)
         )
-        # What it offers is current; its whole fingerprint was not drawn, so a later redraw
-        # is never skipped as already shown.
-        shown = _Shown(private_key(snapshot, seat), None, private.shown_in(in_dm).files)
+        shown = _Shown(private_key(snapshot, seat), private.shown_in(in_dm).files)
         private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
@@ -751,7 +750,7 @@ class Presenter:
             return False
         rendered = self._render_private(state, snapshot, seat)
         try:
-            wrote = await self._write_dm(state, private, user_id, rendered)
+            await self._write_dm(state, private, user_id, rendered)
         except _Superseded:
             # Never write an older view over a click's newer answer; when that answer is done
             # it queues this seat's redraw again (`answering`).
@@ -762,16 +761,14 @@ class Presenter:
             await self._save(closed)
             self._dms_closed(state, user_id)
             return True
-        private.dm_shown = _Shown(key, rendered.fingerprint(), rendered.file_keys)
+        private.dm_shown = _Shown(key, rendered.file_keys)
         self._drop_if_closed(state)
-        return wrote
+        return True
 
     async def _write_dm(
         self, state: _TableState, private: _Private, user_id: int, rendered: Rendered
-    ) -> bool:
+    ) -> None:
         """Send the DM view, or edit it (through a live interaction if there is one)."""
-        if private.dm_shown.mark == rendered.fingerprint():
-            return False
         before = private.dm_shown
         shown = before.files
         await rendered.prepare(shown)
@@ -782,7 +779,7 @@ class Presenter:
         if editor is not None:
             try:
                 await editor.edit(**rendered.edit_kwargs(shown))
-                return True
+                return
             except discord.HTTPException:
                 private.dm = None
         ref = state.dms.get(user_id)
@@ -791,11 +788,10 @@ class Presenter:
             with contextlib.suppress(discord.NotFound):
                 message = dm.get_partial_message(ref.message_id)
                 await message.edit(**rendered.message_edit_kwargs(shown))
-                return True
+                return
         channel_id, message_id = await send_first_dm(self.client, user_id, **rendered.send_kwargs())
         state.dms[user_id] = MessageRef(state.latest.id, user_id, channel_id, message_id, False)
         await self._save(state.dms[user_id])
-        return True
 
     def _dms_closed(self, state: _TableState, user_id: int) -> None:
         """Tell a member in the channel, once, how to play without DMs."""
@@ -834,7 +830,7 @@ class Presenter:
         except discord.HTTPException:
             private.ephemeral = None
             return True
-        private.eph_shown = _Shown(key, rendered.fingerprint(), rendered.file_keys)
+        private.eph_shown = _Shown(key, rendered.file_keys)
         self._drop_if_closed(state)
         return True
 

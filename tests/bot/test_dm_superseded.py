@@ -60,7 +60,7 @@ async def test_an_older_dm_view_is_not_written_over_a_newer_answer(
         await drawing.wait()
     # Meanwhile Ana's click is answered with a newer view (what `answer_private` records).
     private = state.private[0]
-    newer = _Shown(("newer",), "newer", None)
+    newer = _Shown(("newer",), None)
     private.dm_shown = newer
     release.set()
     await until(lambda: not presenter.pacer._buckets or dm.edits != [])

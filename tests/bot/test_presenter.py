@@ -13,12 +13,12 @@ from discord.http import HTTPClient
 from bot import presenter as presenter_module
 from bot.pacing import Pacer, check_current
 from bot.presenter import Presenter, _Editor, first_response, private_key
-from bot.rendering import render_table
+from bot.rendering import Rendered, render_table
 from bot.storage import MessageRef
 from engine.game import Game
 from engine.rules import make_rules
 from tables.model import Seat, Table
-from tables.outcome import snapshot
+from tables.outcome import Outcome, snapshot
 
 
 def dealt() -> Table:
@@ -334,3 +334,36 @@ async def test_a_deferral_and_the_answer_take_turns_and_leave_no_lock_behind() -
     assert list(answers) == ["defer", "then"]
     assert said == ["defer starts", "defer responded", "then"]
     assert 77 not in presenter_module._responding
+
+
+async def test_a_private_view_is_written_when_what_it_offers_changes_without_a_fingerprint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    edits: list[dict[str, Any]] = []
+
+    async def edit(**kwargs: Any) -> None:
+        edits.append(kwargs)
+
+    dm = SimpleNamespace(get_partial_message=lambda message_id: SimpleNamespace(edit=edit))
+    client = SimpleNamespace(get_partial_messageable=lambda _: dm, get_guild=lambda _: None)
+    fingerprinted: list[Rendered] = []
+
+    def fingerprint(self: Rendered) -> str:
+        fingerprinted.append(self)
+        return "seen"
+
+    monkeypatch.setattr(Rendered, "fingerprint", fingerprint)
+    presenter = Presenter(client, Pacer(), settle=0)  # type: ignore[arg-type]
+    table = dealt()
+    table.pictures = False
+    state = presenter._state(snapshot(table))
+    state.dms[3] = MessageRef("ab12", 3, 50, 60, False)  # Ana's DM view
+    state.dms[4] = MessageRef("ab12", 4, None, None, dm_closed=True)
+    presenter.published(Outcome(snapshot(table)))
+    await presenter.pacer.idle()
+    # Drawn once and written; the same state again writes nothing (what it offers is shown).
+    assert (len(edits), fingerprinted) == (1, [])
+    presenter.published(Outcome(snapshot(table)))
+    await presenter.pacer.idle()
+    assert len(edits) == 1
+    await presenter.close()
