@@ -33,6 +33,7 @@ import discord
 
 from bot.components import Components
 from bot.edits import edit_original, update_message
+from bot.http1 import Turns
 from bot.i18n import t
 from bot.pacing import Job, Pacer, Retry, check_current
 from bot.ratelimits import send_first_dm
@@ -156,21 +157,12 @@ class _TableState:
         return private
 
 
-class _Turn:
-    """The lock an interaction's first response is sent under, and how many use it now."""
-
-    __slots__ = ("lock", "users")
-
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-        self.users = 0
-
-
-# The lock of each interaction being answered: its first response is one call, a deferral
+# The turn of each interaction being answered: its first response is one call, a deferral
 # or the answer, never both (`bot.answers.acknowledged` defers through it). Kept while
 # someone holds or waits for it, as a weak value would be, without a weak reference made
-# and its callback run for every interaction.
-_responding: dict[int, _Turn] = {}
+# and its callback run for every interaction. A `Turns` and not an `asyncio.Lock`: nearly
+# every interaction has one responder, who takes the free turn without a coroutine run.
+_responding: dict[int, Turns] = {}
 
 
 T = TypeVar("T")
@@ -193,25 +185,34 @@ async def first_response(
     key = interaction.id
     turn = _responding.get(key)
     if turn is None:
-        turn = _responding[key] = _Turn()
-    turn.users += 1
+        turn = _responding[key] = Turns(1)
+    if not turn.take():
+        try:
+            await turn.wait()
+        except asyncio.CancelledError:
+            _forget_turn(key, turn)
+            raise
     try:
-        async with turn.lock:
-            if not interaction.response.is_done():
-                try:
-                    return await first()
-                except discord.HTTPException as error:
-                    if error.code != ALREADY_ACKNOWLEDGED:
-                        raise
-                    log.debug("interaction %d was deferred by another process", key)
-                    interaction.response._response_type = (
-                        discord.InteractionResponseType.deferred_message_update
-                    )
-            return await then()
+        if not interaction.response.is_done():
+            try:
+                return await first()
+            except discord.HTTPException as error:
+                if error.code != ALREADY_ACKNOWLEDGED:
+                    raise
+                log.debug("interaction %d was deferred by another process", key)
+                interaction.response._response_type = (
+                    discord.InteractionResponseType.deferred_message_update
+                )
+        return await then()
     finally:
-        turn.users -= 1
-        if not turn.users:
-            del _responding[key]
+        turn.give()
+        _forget_turn(key, turn)
+
+
+def _forget_turn(key: int, turn: Turns) -> None:
+    """Drop an interaction's turn once nobody holds it or waits for it."""
+    if turn.free and not turn.waiting:
+        del _responding[key]
 
 
 async def acknowledged_already() -> None:

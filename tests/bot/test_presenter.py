@@ -367,3 +367,31 @@ async def test_a_private_view_is_written_when_what_it_offers_changes_without_a_f
     await presenter.pacer.idle()
     assert len(edits) == 1
     await presenter.close()
+
+
+async def test_a_responder_cancelled_while_waiting_its_turn_leaves_no_turn_behind() -> None:
+    done = {"value": False}
+    interaction = cast(
+        discord.Interaction,
+        SimpleNamespace(id=78, response=SimpleNamespace(is_done=lambda: done["value"])),
+    )
+    release = asyncio.Event()
+
+    async def deferral() -> str:
+        await release.wait()
+        done["value"] = True
+        return "deferred"
+
+    async def followed_up() -> str:
+        return "then"
+
+    first = asyncio.create_task(first_response(interaction, deferral, followed_up))
+    waiting = asyncio.create_task(first_response(interaction, deferral, followed_up))
+    last = asyncio.create_task(first_response(interaction, deferral, followed_up))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    assert (await first, await last) == ("deferred", "then")
+    assert waiting.cancelled()
+    assert 78 not in presenter_module._responding
