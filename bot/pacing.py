@@ -8,6 +8,10 @@ refused for a while (`Retry`) runs again later, unless a newer job took its slot
 whose slot gets a newer job while its write waits to go (for a connection: `check_current`)
 drops that write, so a backlog of writes holds each slot's newest only.
 
+A job may be held a while before it is queued (`after`: a redraw that waits for a burst of
+changes to settle). A newer job for its slot replaces it and is held anew, so a job
+overtaken while it waits is never run; held jobs share one timer and no task.
+
 A gated job (opening a DM conversation: the channel and its first message) also waits for
 one of `gate_limit` places shared by all buckets, so a burst of new players does not hold
 every request, payload and response at once. A bucket waiting for a place, or with nothing
@@ -20,6 +24,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import heapq
 import logging
 import time
 from collections import deque
@@ -37,6 +42,8 @@ MAX_BACKOFF = 60.0
 GATE_LIMIT = 4
 # How often idle buckets are looked at, at most, per window (`Pacer._sweep`).
 SWEEPS = 4
+# Held jobs due this soon after a release go with it: a burst costs one wake-up.
+HOLD_SLACK = 0.02
 
 
 class Superseded(Exception):
@@ -115,6 +122,14 @@ class Pacer:
         # The newest job submitted for each (bucket, slot) whose work is not done yet.
         self._newest: dict[tuple[Hashable, Hashable], int] = {}
         self._numbers = 0
+        # The jobs held until their time (`submit(after=...)`), the newest per slot; when each
+        # is due, by (due, number), with entries of replaced jobs left in until they come up.
+        self._held: dict[tuple[Hashable, Hashable], _Pending] = {}
+        self._due: list[tuple[float, int, tuple[Hashable, Hashable]]] = []
+        self._hold_timer: asyncio.TimerHandle | None = None
+        self._hold_until = float("inf")
+        # What `idle` waits on while jobs are held: set once none is.
+        self._unheld: asyncio.Future[None] | None = None
 
     def submit(
         self,
@@ -124,14 +139,61 @@ class Pacer:
         *,
         urgent: bool = True,
         gated: bool = False,
+        after: float = 0.0,
     ) -> None:
         """Queue `job` for `slot`, replacing a job of that slot that has not run yet.
 
-        A `gated` job runs only while fewer than `gate_limit` gated jobs run.
+        A `gated` job runs only while fewer than `gate_limit` gated jobs run. A job given
+        `after` is queued that many seconds later, unless a newer job replaced it.
         """
         self._numbers += 1
-        self._newest[(bucket, slot)] = self._numbers
-        self._queue(bucket, slot, _Pending(job, urgent, self._numbers, gated))
+        key = (bucket, slot)
+        self._newest[key] = self._numbers
+        pending = _Pending(job, urgent, self._numbers, gated)
+        if after <= 0:
+            self._held.pop(key, None)  # overtaken while held
+            self._queue(bucket, slot, pending)
+            return
+        state = self._buckets.get(bucket)
+        if state is not None:
+            state.pending.pop(slot, None)  # overtaken: it would only be dropped when it ran
+        self._held[key] = pending
+        due = self.clock() + after
+        heapq.heappush(self._due, (due, self._numbers, key))
+        if due < self._hold_until:
+            self._unhold_at(due)
+
+    def _unhold_at(self, due: float) -> None:
+        """Set the held jobs' one timer to go off at `due`."""
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+        self._hold_until = due
+        delay = max(0.0, due - self.clock())
+        self._hold_timer = asyncio.get_running_loop().call_later(delay, self._unhold)
+
+    def _unhold(self) -> None:
+        """Queue the held jobs that are due; set the timer for the next one."""
+        self._hold_timer = None
+        self._hold_until = float("inf")
+        now = self.clock() + HOLD_SLACK
+        due = self._due
+        held = self._held
+        while due:
+            when, number, key = due[0]
+            pending = held.get(key)
+            # An entry of a job replaced while held goes, so the timer is set for a live one.
+            current = pending is not None and pending.number == number
+            if current and when > now:
+                break
+            heapq.heappop(due)
+            if pending is not None and current:
+                del held[key]
+                self._queue(key[0], key[1], pending)
+        if due:
+            self._unhold_at(due[0][0])
+        if not held and self._unheld is not None:
+            self._unheld.set_result(None)
+            self._unheld = None
 
     def _queue(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
         state = self._buckets.setdefault(bucket, _Bucket())
@@ -268,10 +330,14 @@ class Pacer:
         task.add_done_callback(self._retries.discard)
 
     async def idle(self) -> None:
-        """Wait until every queued job has run (retries waiting included)."""
+        """Wait until every queued job has run (held jobs and retries waiting included)."""
         while True:
             workers = [s.worker for s in self._buckets.values() if s.worker is not None]
-            waiting = [*workers, *self._retries]
+            waiting: list[asyncio.Future[None]] = [*workers, *self._retries]
+            if self._held:
+                if self._unheld is None:
+                    self._unheld = asyncio.get_running_loop().create_future()
+                waiting.append(self._unheld)
             if not waiting:
                 return
             await asyncio.gather(*waiting, return_exceptions=True)
@@ -283,6 +349,15 @@ class Pacer:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        self._hold_until = float("inf")
+        self._held.clear()
+        self._due.clear()
+        if self._unheld is not None:
+            self._unheld.set_result(None)
+            self._unheld = None
         self._lingering.clear()
         self._gate_queue.clear()
         self._newest.clear()

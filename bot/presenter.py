@@ -560,26 +560,32 @@ class Presenter:
         table_id = state.latest.id
         if ("table",) in state.answering:
             return
+        # A redraw waits for a burst of changes to settle, held by the pacer: a change
+        # meanwhile holds a newer redraw instead, and the older one never runs. A live table
+        # message changes at most once per interval, showing the newest state: the player to
+        # act reads what they need in their own view at once.
+        after = self.settle
+        if state.latest.open:
+            after = max(after, state.drawn_at + self._table_interval() - self.clock())
         # A live table is drawn before the last word of closed ones in the same channel.
         self._submit(
             ("channel", state.latest.channel_id),
             ("table", table_id),
             lambda: self._draw_table(table_id),
             urgent=state.latest.open,
+            after=after,
         )
 
     async def _draw_table(self, table_id: str) -> bool:
-        await self.sleep(self.settle)
         held = self.tables.get(table_id)
         if held is not None and held.latest.open:
-            # A live table message changes at most once per interval, showing the newest
-            # state: the player to act reads what they need in their own view at once.
+            # Drawn (by an earlier redraw) since this one was held: it waits out the interval.
             wait = held.drawn_at + self._table_interval() - self.clock()
             if wait > 0:
                 await self.sleep(wait)
-        # A change while it waited queued a newer redraw of the table, which draws instead:
-        # this one's write would be dropped when it went (`check_current` in `bot.rest`).
-        check_current()
+                # A change while it waited queued a newer redraw, which draws instead: this
+                # one's write would be dropped when it went (`check_current` in `bot.rest`).
+                check_current()
         state = self.tables.get(table_id)
         if state is None or state.message is None or ("table",) in state.answering:
             return False
@@ -734,7 +740,12 @@ class Presenter:
                 ("dm", user_id), table_id, lambda: self._draw_dm(table_id, seat), gated=dm is None
             )
         if private.ephemeral is not None and private.eph_shown.key != key:
-            self._submit(("eph", user_id), table_id, lambda: self._draw_ephemeral(table_id, seat))
+            self._submit(
+                ("eph", user_id),
+                table_id,
+                lambda: self._draw_ephemeral(table_id, seat),
+                after=self.settle,
+            )
 
     async def _draw_dm(self, table_id: str, seat: int) -> bool:
         state = self.tables.get(table_id)
@@ -807,8 +818,6 @@ class Presenter:
         self._say_later(snapshot, ("dm-closed", user_id), text, user_id)
 
     async def _draw_ephemeral(self, table_id: str, seat: int) -> bool:
-        await self.sleep(self.settle)
-        check_current()  # a newer redraw was queued while it settled: that one draws
         state = self.tables.get(table_id)
         if state is None:
             return False
@@ -932,6 +941,7 @@ class Presenter:
         *,
         urgent: bool = True,
         gated: bool = False,
+        after: float = 0.0,
     ) -> None:
         """Queue a write; one that Discord refuses for now is tried again with the newest state."""
 
@@ -945,7 +955,7 @@ class Presenter:
             except (aiohttp.ClientError, OSError) as error:
                 raise Retry(1.0) from error
 
-        self.pacer.submit(bucket, slot, guarded, urgent=urgent, gated=gated)
+        self.pacer.submit(bucket, slot, guarded, urgent=urgent, gated=gated, after=after)
 
     def locale(self, snapshot: Snapshot) -> str:
         """Say the language of a table's public messages (its server's, when it opened)."""

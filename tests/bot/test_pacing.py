@@ -178,3 +178,43 @@ async def test_a_refused_gated_job_gives_its_place_back_and_waits_again() -> Non
     assert runs == ["first", "second", "first"]
     assert pacer._gate_used == 0
     await pacer.close()
+
+
+async def test_a_held_job_runs_once_held_long_enough_and_one_replaced_meanwhile_never() -> None:
+    pacer = Pacer()
+    runs: list[tuple[str, float]] = []
+    start = time.monotonic()
+
+    def timed(name: str) -> Job:
+        async def job() -> bool:
+            runs.append((name, time.monotonic() - start))
+            return True
+
+        return job
+
+    pacer.submit("ch", "table", timed("first"), after=0.05)
+    pacer.submit("ch", "other", timed("other"), after=0.03)
+    pacer.submit("dm", "view", timed("now"))
+    await asyncio.sleep(0.02)
+    pacer.submit("ch", "table", timed("newer"), after=0.05)  # settles anew
+    await pacer.idle()
+    assert [name for name, _ in runs] == ["now", "other", "newer"]
+    # Each waited its own time (less the slack a release takes along).
+    waited = dict(runs)
+    assert waited["other"] >= 0.03 - 0.02 and waited["newer"] >= 0.07 - 0.02
+    assert not pacer._held and not pacer._due
+
+
+async def test_a_job_queued_at_once_replaces_a_held_one_of_its_slot() -> None:
+    pacer = Pacer()
+    runs: list[str] = []
+    pacer.submit("ch", "table", recorder(runs, "held"), after=0.05)
+    pacer.submit("ch", "table", recorder(runs, "now"))
+    await pacer.idle()
+    assert runs == ["now"]
+    await pacer.close()
+    # Closing cancels what is held, and an idle pacer then waits for nothing.
+    pacer.submit("ch", "table", recorder(runs, "dropped"), after=0.05)
+    await pacer.close()
+    await asyncio.wait_for(pacer.idle(), 0.01)
+    assert runs == ["now"]

@@ -181,22 +181,13 @@ async def test_a_table_redraw_with_nothing_new_builds_nothing_and_writes_nothing
     assert (len(built), len(edits)) == (2, 2)
 
 
-async def test_a_table_redraw_overtaken_while_it_settles_builds_nothing(
+async def test_a_table_redraw_overtaken_while_it_settles_never_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table = dealt()
     table.pictures = False
     game = table.game
     assert game is not None
-    settled: list[float] = []
-
-    async def settle(seconds: float) -> None:
-        settled.append(seconds)
-        if len(settled) == 1:  # a move while the first redraw settles queues a newer one
-            game.apply(game.legal_actions(0)[-1])
-            table.version += 1
-            presenter._queue_table(presenter._newest(snapshot(table)))
-
     sent: list[dict[str, Any]] = []
 
     async def edit_original(*args: Any, **kwargs: Any) -> None:
@@ -204,21 +195,27 @@ async def test_a_table_redraw_overtaken_while_it_settles_builds_nothing(
         sent.append(kwargs)
 
     monkeypatch.setattr("bot.presenter.edit_original", edit_original)
-    built: list[int] = []
+    presenter = Presenter(editing_client([]), Pacer(), settle=0.05, table_interval=0)
+    drawn: list[str] = []
+    draw = presenter._draw_table
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        built.append(1)
-        return render_table(*args, **kwargs)
+    async def counted(table_id: str) -> bool:
+        drawn.append(table_id)
+        return await draw(table_id)
 
-    monkeypatch.setattr("bot.presenter.render_table", counted)
-    presenter = Presenter(editing_client([]), Pacer(), settle=0.3, table_interval=0, sleep=settle)
+    monkeypatch.setattr(presenter, "_draw_table", counted)
     state = presenter._state(snapshot(table))
     state.message = MessageRef("ab12", 0, 2, 77, False)
     state.editor = _Editor(cast(Any, None), 1, "token", presenter.clock())
     presenter._queue_table(state)
+    await asyncio.sleep(0.02)
+    # A move while the first redraw settles queues a newer one.
+    game.apply(game.legal_actions(0)[-1])
+    table.version += 1
+    presenter._queue_table(presenter._newest(snapshot(table)))
     await presenter.pacer.idle()
-    # The newer redraw draws and sends the newest state; the overtaken one built nothing.
-    assert (len(built), len(sent)) == (1, 1)
+    # The newer redraw draws and sends the newest state; the overtaken one never ran.
+    assert (drawn, len(sent)) == (["ab12"], 1)
     assert state.inputs == presenter._table_inputs(snapshot(table))
 
 
@@ -236,7 +233,7 @@ async def test_a_table_message_changes_more_rarely_the_more_tables_are_kept(
     # All table messages together change at most twice a second, each at most every 2 s.
     presenter = Presenter(
         client,
-        Pacer(),
+        Pacer(clock=lambda: 100.0),
         settle=0,
         table_interval=2.0,
         table_redraws=2.0,
@@ -252,9 +249,13 @@ async def test_a_table_message_changes_more_rarely_the_more_tables_are_kept(
         other.id = f"cd{n}"
         presenter._state(snapshot(other))
     state.drawn_at = 100.0  # drawn just now
+    # A redraw queued now is held that long; one drawn then anyway waits it out.
+    presenter._queue_table(state)
+    assert [when for when, _, _ in presenter.pacer._due] == [100.0 + waited]
     assert await presenter._draw_table("ab12")
-    assert sleeps == [0, waited]
+    assert sleeps == [waited]
     assert len(edits) == 1
+    await presenter.close()
 
 
 async def test_new_dm_conversations_open_a_few_at_once_through_the_pacers_gate() -> None:
