@@ -4,9 +4,9 @@ Writes are grouped in buckets (a channel, a DM channel) that allow `limit` write
 `window` seconds. Within a bucket each slot (the table message, a player's view, a
 reminder) holds only its latest job: a job replaced before it ran never runs. Urgent jobs
 (a live table) go before others (the last word of a closed one). A job that Discord
-refused for a while (`Retry`) runs again later, unless a newer job took its slot. A job
-whose slot gets a newer job while its write waits to go (for a connection: `check_current`)
-drops that write, so a backlog of writes holds each slot's newest only.
+refused for a while (its `refused` says how long) runs again later, unless a newer job took
+its slot. A job whose slot gets a newer job while its write waits to go (for a connection:
+`check_current`) drops that write, so a backlog of writes holds each slot's newest only.
 
 A job may be held a while before it is queued (`after`: a redraw that waits for a burst of
 changes to settle). A newer job for its slot replaces it and is held anew, so a job
@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 
 # A job returns whether it wrote to Discord (a job with nothing left to do costs nothing).
 Job = Callable[[], Awaitable[bool]]
+# Says how long to wait before trying again a job that failed with an error (None: it failed
+# for good); given with the job, so no wrapper is made around each job to tell it.
+Refused = Callable[[Exception], float | None]
 # How often a refused job is tried again, and how long it waits at most between tries.
 MAX_RETRIES = 8
 MAX_BACKOFF = 60.0
@@ -63,20 +66,13 @@ def check_current() -> None:
         check()
 
 
-class Retry(Exception):
-    """Discord refused a write for now (429, 5xx, no connection): try it again later."""
-
-    def __init__(self, after: float = 1.0) -> None:
-        super().__init__(after)
-        self.after = after
-
-
 @dataclass(slots=True)
 class _Pending:
     job: Job
     urgent: bool
     number: int
     gated: bool = False
+    refused: Refused | None = None
     tries: int = 0
 
 
@@ -140,16 +136,18 @@ class Pacer:
         urgent: bool = True,
         gated: bool = False,
         after: float = 0.0,
+        refused: Refused | None = None,
     ) -> None:
         """Queue `job` for `slot`, replacing a job of that slot that has not run yet.
 
         A `gated` job runs only while fewer than `gate_limit` gated jobs run. A job given
-        `after` is queued that many seconds later, unless a newer job replaced it.
+        `after` is queued that many seconds later, unless a newer job replaced it. An error
+        that `refused` gives a wait for is a refusal for now: the job runs again after it.
         """
         self._numbers += 1
         key = (bucket, slot)
         self._newest[key] = self._numbers
-        pending = _Pending(job, urgent, self._numbers, gated)
+        pending = _Pending(job, urgent, self._numbers, gated, refused)
         if after <= 0:
             self._held.pop(key, None)  # overtaken while held
             self._queue(bucket, slot, pending)
@@ -205,8 +203,52 @@ class Pacer:
         state.worker = asyncio.create_task(self._drain(bucket, state), name=f"pacer-{bucket}")
 
     async def _drain(self, bucket: Hashable, state: _Bucket) -> None:
+        """Run a bucket's queued jobs within its limit, then let the bucket go."""
+        # One coroutine a worker (not one draining inside another): a frame less to make and
+        # to pass through at every resume.
         try:
-            await self._drain_pending(bucket, state)
+            while state.pending:
+                now = self.clock()
+                while state.writes and now - state.writes[0] >= self.window:
+                    del state.writes[0]
+                if len(state.writes) >= self.limit:
+                    await self.sleep(self.window - (now - state.writes[0]))
+                    continue
+                # The oldest urgent job first; the others when no urgent one waits.
+                slot = next((s for s, p in state.pending.items() if p.urgent), None)
+                if slot is None:
+                    slot = next(iter(state.pending))
+                if state.pending[slot].gated and not state.holding:
+                    if self._gate_used >= self.gate_limit:
+                        # Wait in the queue without a task; a place coming free starts one.
+                        state.parked = True
+                        self._gate_queue.append((bucket, state))
+                        return
+                    self._gate_used += 1
+                    state.holding = True
+                pending = state.pending.pop(slot)
+                running = _running.set(functools.partial(self._check, bucket, slot, pending))
+                try:
+                    try:
+                        wrote = await pending.job()
+                    finally:
+                        _running.reset(running)
+                        if pending.gated:
+                            self._release(state)
+                except Superseded:
+                    wrote = False  # the newer job, queued, writes instead
+                except Exception as error:
+                    wrote = True
+                    after = pending.refused(error) if pending.refused is not None else None
+                    if after is not None:
+                        self._retry(bucket, slot, pending, after)
+                    else:
+                        log.exception("a paced write to %s failed", bucket)
+                        self._done(bucket, slot, pending)
+                else:
+                    self._done(bucket, slot, pending)
+                if wrote:
+                    state.writes.append(self.clock())
         finally:
             # Nothing is awaited between the last look at `pending` and here: a job queued
             # after it starts a new worker.
@@ -227,49 +269,6 @@ class Pacer:
                 parked.holding = True
                 self._gate_used += 1
                 self._start(bucket, parked)
-
-    async def _drain_pending(self, bucket: Hashable, state: _Bucket) -> None:
-        while state.pending:
-            now = self.clock()
-            while state.writes and now - state.writes[0] >= self.window:
-                del state.writes[0]
-            if len(state.writes) >= self.limit:
-                await self.sleep(self.window - (now - state.writes[0]))
-                continue
-            # The oldest urgent job first; the others when no urgent one waits.
-            slot = next((s for s, p in state.pending.items() if p.urgent), None)
-            if slot is None:
-                slot = next(iter(state.pending))
-            if state.pending[slot].gated and not state.holding:
-                if self._gate_used >= self.gate_limit:
-                    # Wait in the queue without a task; a place coming free starts one.
-                    state.parked = True
-                    self._gate_queue.append((bucket, state))
-                    return
-                self._gate_used += 1
-                state.holding = True
-            pending = state.pending.pop(slot)
-            running = _running.set(functools.partial(self._check, bucket, slot, pending))
-            try:
-                try:
-                    wrote = await pending.job()
-                finally:
-                    _running.reset(running)
-                    if pending.gated:
-                        self._release(state)
-            except Superseded:
-                wrote = False  # the newer job, queued, writes instead
-            except Retry as refused:
-                wrote = True
-                self._retry(bucket, slot, pending, refused.after)
-            except Exception:
-                log.exception("a paced write to %s failed", bucket)
-                wrote = True
-                self._done(bucket, slot, pending)
-            else:
-                self._done(bucket, slot, pending)
-            if wrote:
-                state.writes.append(self.clock())
 
     def _linger(self, bucket: Hashable, state: _Bucket) -> None:
         """Keep a drained bucket while its writes are in the window, else drop it."""

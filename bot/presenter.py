@@ -35,7 +35,7 @@ from bot.components import Components
 from bot.edits import edit_original, update_message
 from bot.http1 import Turns
 from bot.i18n import t
-from bot.pacing import Job, Pacer, Retry, check_current
+from bot.pacing import Job, Pacer, check_current
 from bot.ratelimits import send_first_dm
 from bot.ratings import Change
 from bot.rendering import (
@@ -166,6 +166,18 @@ _responding: dict[int, Turns] = {}
 
 
 T = TypeVar("T")
+
+
+def _refused_for_now(error: Exception) -> float | None:
+    """Say how long a write Discord refused for now waits to be tried again (None: failed)."""
+    if isinstance(error, discord.HTTPException):
+        if error.status == 429 or error.status >= 500:
+            return float(getattr(error, "retry_after", 1.0) or 1.0)
+        return None
+    if isinstance(error, (aiohttp.ClientError, OSError)):
+        return 1.0  # no connection
+    return None
+
 
 # Discord's refusal of a second first response: the interaction was acknowledged already.
 ALREADY_ACKNOWLEDGED = 40060
@@ -944,18 +956,9 @@ class Presenter:
         after: float = 0.0,
     ) -> None:
         """Queue a write; one that Discord refuses for now is tried again with the newest state."""
-
-        async def guarded() -> bool:
-            try:
-                return await job()
-            except discord.HTTPException as error:
-                if error.status == 429 or error.status >= 500:
-                    raise Retry(float(getattr(error, "retry_after", 1.0) or 1.0)) from error
-                raise
-            except (aiohttp.ClientError, OSError) as error:
-                raise Retry(1.0) from error
-
-        self.pacer.submit(bucket, slot, guarded, urgent=urgent, gated=gated, after=after)
+        self.pacer.submit(
+            bucket, slot, job, urgent=urgent, gated=gated, after=after, refused=_refused_for_now
+        )
 
     def locale(self, snapshot: Snapshot) -> str:
         """Say the language of a table's public messages (its server's, when it opened)."""

@@ -5,7 +5,20 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.pacing import SWEEPS, Job, Pacer, Retry
+from bot.pacing import SWEEPS, Job, Pacer
+
+
+class Refusal(Exception):
+    """Discord's "not now, try again after a while"."""
+
+    def __init__(self, after: float) -> None:
+        super().__init__(after)
+        self.after = after
+
+
+def refused_for_now(error: Exception) -> float | None:
+    """Say how long a refused job waits (None for any other failure)."""
+    return error.after if isinstance(error, Refusal) else None
 
 
 def recorder(runs: list[str], name: str, wrote: bool = True) -> Job:
@@ -34,10 +47,10 @@ async def test_a_refused_write_runs_again_until_it_goes_through() -> None:
     async def flaky() -> bool:
         tries.append(1)
         if len(tries) < 3:
-            raise Retry(0.01)
+            raise Refusal(0.01)
         return True
 
-    pacer.submit("ch", "table", flaky)
+    pacer.submit("ch", "table", flaky, refused=refused_for_now)
     await pacer.idle()
     assert len(tries) == 3
 
@@ -49,14 +62,14 @@ async def test_a_refused_write_is_not_tried_again_once_a_newer_one_took_its_slot
 
     async def refused() -> bool:
         runs.append("old")
-        raise Retry(0.05)
+        raise Refusal(0.05)
 
     async def newer() -> bool:
         await release.wait()
         runs.append("new")
         return True
 
-    pacer.submit("ch", "table", refused)
+    pacer.submit("ch", "table", refused, refused=refused_for_now)
     await asyncio.sleep(0.01)
     pacer.submit("ch", "table", newer)
     release.set()
@@ -169,10 +182,10 @@ async def test_a_refused_gated_job_gives_its_place_back_and_waits_again() -> Non
     async def refused_once() -> bool:
         runs.append("first")
         if runs.count("first") == 1:
-            raise Retry(0.01)
+            raise Refusal(0.01)
         return True
 
-    pacer.submit(("dm", 1), "table", refused_once, gated=True)
+    pacer.submit(("dm", 1), "table", refused_once, gated=True, refused=refused_for_now)
     pacer.submit(("dm", 2), "table", recorder(runs, "second"), gated=True)
     await pacer.idle()
     assert runs == ["first", "second", "first"]
