@@ -575,10 +575,11 @@ class Presenter:
         # A redraw waits for a burst of changes to settle, held by the pacer: a change
         # meanwhile holds a newer redraw instead, and the older one never runs. A live table
         # message changes at most once per interval, showing the newest state: the player to
-        # act reads what they need in their own view at once.
+        # act reads what they need in their own view at once. A burst settles after the
+        # interval too, as when the redraw slept in its job: no more table edits than then.
         after = self.settle
         if state.latest.open:
-            after = max(after, state.drawn_at + self._table_interval() - self.clock())
+            after += max(0.0, state.drawn_at + self._table_interval() - self.clock())
         # A live table is drawn before the last word of closed ones in the same channel.
         self._submit(
             ("channel", state.latest.channel_id),

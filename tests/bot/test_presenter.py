@@ -234,7 +234,7 @@ async def test_a_table_message_changes_more_rarely_the_more_tables_are_kept(
     presenter = Presenter(
         client,
         Pacer(clock=lambda: 100.0),
-        settle=0,
+        settle=0.3,
         table_interval=2.0,
         table_redraws=2.0,
         sleep=sleep,
@@ -249,9 +249,9 @@ async def test_a_table_message_changes_more_rarely_the_more_tables_are_kept(
         other.id = f"cd{n}"
         presenter._state(snapshot(other))
     state.drawn_at = 100.0  # drawn just now
-    # A redraw queued now is held that long; one drawn then anyway waits it out.
+    # A redraw queued now is held that long and then settles; one drawn anyway waits it out.
     presenter._queue_table(state)
-    assert [when for when, _, _ in presenter.pacer._due] == [100.0 + waited]
+    assert [when for when, _, _ in presenter.pacer._due] == [100.0 + waited + 0.3]
     assert await presenter._draw_table("ab12")
     assert sleeps == [waited]
     assert len(edits) == 1
