@@ -3,25 +3,39 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+import time
 from typing import Any
 
+import discord
 import pytest
 
-from bot.answers import DEFER_AFTER, DEFER_BY, Acknowledged, defer_delay
+from bot.answers import DEFER_AFTER, DEFER_BY, Acknowledged, defer_delay, member_of
 
-CREATED = datetime(2026, 11, 26, 12, 0, 0, tzinfo=UTC)
+CREATED = 1_795_000_000.0  # Unix seconds, a whole millisecond as a snowflake holds it
+
+
+def made_at(when: float) -> int:
+    """Return an interaction id (a snowflake) stamped with its creation time."""
+    return (round(when * 1000) - discord.utils.DISCORD_EPOCH) << 22
 
 
 class Made:
-    """An interaction as far as the deadline goes: when Discord created it."""
+    """An interaction as far as the deadline goes: its id, which says when it was created."""
 
-    created_at = CREATED
+    def __init__(self, when: float) -> None:
+        self.id = made_at(when)
 
 
 def delay_at(age: float) -> float:
-    fake: Any = Made()
-    return defer_delay(fake, CREATED + timedelta(seconds=age))
+    fake: Any = Made(CREATED)
+    return defer_delay(fake, CREATED + age)
+
+
+def test_the_creation_time_is_read_as_discord_py_reads_it() -> None:
+    fake: Any = Made(CREATED)
+    created = discord.utils.snowflake_time(fake.id).timestamp()
+    assert created == CREATED
+    assert defer_delay(fake, created + 1.25) == pytest.approx(DEFER_BY - 1.25)
 
 
 def test_a_fresh_interaction_may_take_the_bots_own_allowance() -> None:
@@ -46,7 +60,7 @@ class Clicked:
     """An interaction as far as a deferral goes: when it was made, and its hold."""
 
     def __init__(self, age: float) -> None:
-        self.created_at = datetime.now(UTC) - timedelta(seconds=age)
+        self.id = made_at(time.time() - age)
 
 
 async def test_a_quick_answer_starts_no_task_and_is_never_deferred() -> None:
@@ -88,3 +102,55 @@ async def test_a_deferral_under_way_is_seen_through() -> None:
         await asyncio.sleep(0.01)
         assert steps == ["holding"]
     assert steps == ["holding", "held"]
+
+
+def interaction_with(permissions: int) -> discord.Interaction:
+    """Build a click in a server as discord.py reads it, by a member with these permissions."""
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    state: Any = client._connection
+    bot: Any = {"id": "1", "username": "bot", "discriminator": "0", "avatar": None}
+    state.user = discord.ClientUser(state=state, data=bot)  # as once logged in
+    user = {"id": "42", "username": "ana", "discriminator": "0", "global_name": None}
+    user["avatar"] = None
+    member: dict[str, Any] = {
+        "roles": [],
+        "nick": "Annie",
+        "joined_at": None,
+        "flags": 0,
+        "user": user,
+    }
+    member["permissions"] = str(permissions)
+    payload: Any = {
+        "id": str(made_at(CREATED)),
+        "application_id": "1300000000000000001",
+        "type": 3,
+        "data": {"custom_id": "sh:ab12:3:play:0", "component_type": 2},
+        "token": "token",
+        "version": 1,
+        "locale": "en-US",
+        "entitlements": [],
+        "attachment_size_limit": 10_485_760,
+        "guild_id": "5",
+        "guild_locale": "en-US",
+        "member": member,
+        "channel": {"id": "7", "type": 0, "guild_id": "5", "name": "general", "position": 0},
+    }
+    return discord.Interaction(data=payload, state=state)
+
+
+@pytest.mark.parametrize(
+    "permissions",
+    [
+        0,
+        discord.Permissions.manage_guild.flag,
+        discord.Permissions.manage_messages.flag,
+        discord.Permissions.manage_guild.flag | discord.Permissions.manage_messages.flag,
+        discord.Permissions.send_messages.flag | discord.Permissions.kick_members.flag,
+    ],
+)
+async def test_a_member_moderates_with_either_permission(permissions: int) -> None:
+    interaction = interaction_with(permissions)
+    perms = interaction.permissions
+    member = member_of(interaction)
+    assert member.moderator == (perms.manage_guild or perms.manage_messages)
+    assert (member.user_id, member.name) == (42, "Annie")
