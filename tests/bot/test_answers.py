@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -102,6 +103,60 @@ async def test_a_deferral_under_way_is_seen_through() -> None:
         await asyncio.sleep(0.01)
         assert steps == ["holding"]
     assert steps == ["holding", "held"]
+
+
+def holding(name: str, holds: list[str]) -> Callable[[], Awaitable[None]]:
+    """Make a hold that notes who was held."""
+
+    async def hold() -> None:
+        holds.append(name)
+
+    return hold
+
+
+async def test_answers_coming_and_going_share_one_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = asyncio.get_running_loop()
+    armed: list[float] = []
+    call_at = loop.call_at
+
+    def counted(when: float, callback: Any, *args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+        armed.append(when)
+        return call_at(when, callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_at", counted)
+    holds: list[str] = []
+    for n in range(20):
+        fake: Any = Clicked(age=0.0)
+        async with Acknowledged(fake, edit=True, hold=holding(f"quick {n}", holds)):
+            await asyncio.sleep(0)
+    assert len(armed) == 1
+    await asyncio.sleep(DEFER_AFTER + 0.1)
+    assert holds == []
+
+
+async def test_a_deferral_due_sooner_than_the_timer_is_not_kept_waiting() -> None:
+    holds: list[str] = []
+    fresh: Any = Clicked(age=0.0)
+    late: Any = Clicked(age=DEFER_BY)  # waited in a queue: due at once
+    async with Acknowledged(fresh, edit=True, hold=holding("fresh", holds)):
+        async with Acknowledged(late, edit=True, hold=holding("late", holds)):
+            await asyncio.sleep(0.05)
+            assert holds == ["late"]
+        await asyncio.sleep(DEFER_AFTER)
+        assert holds == ["late", "fresh"]
+
+
+async def test_an_answer_still_waiting_is_deferred_after_earlier_ones_left() -> None:
+    holds: list[str] = []
+    first: Any = Clicked(age=0.0)
+    async with Acknowledged(first, edit=True, hold=holding("first", holds)):
+        await asyncio.sleep(0.2)
+    second: Any = Clicked(age=0.0)
+    async with Acknowledged(second, edit=True, hold=holding("second", holds)):
+        await asyncio.sleep(DEFER_AFTER - 0.1)  # the timer ran for the first, gone
+        assert holds == []
+        await asyncio.sleep(0.2)
+        assert holds == ["second"]
 
 
 def interaction_with(permissions: int) -> discord.Interaction:
