@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
 from typing import Any
 
 import discord
 import pytest
 
-from bot.answers import DEFER_AFTER, DEFER_BY, Acknowledged, defer_delay, member_of
+from bot.answers import DEFER_AFTER, DEFER_BY, Acknowledged, defer_delay, locale_of, member_of
+from bot.i18n import language_of
 
 CREATED = 1_795_000_000.0  # Unix seconds, a whole millisecond as a snowflake holds it
 
@@ -209,3 +211,12 @@ async def test_a_member_moderates_with_either_permission(permissions: int) -> No
     member = member_of(interaction)
     assert member.moderator == (perms.manage_guild or perms.manage_messages)
     assert (member.user_id, member.name) == (42, "Annie")
+
+
+def test_a_member_is_answered_in_their_discord_language_every_time() -> None:
+    locales = [*discord.Locale, discord.enums.try_enum(discord.Locale, "xx-YY")]
+    for _ in range(2):  # the second time from what the first worked out
+        for locale in locales:
+            fake: Any = SimpleNamespace(locale=locale)
+            assert locale_of(fake) == language_of(locale.value)
+    assert locale_of(SimpleNamespace(locale=discord.Locale.german)) == "de"  # type: ignore[arg-type]
