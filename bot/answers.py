@@ -92,9 +92,9 @@ class Deadlines:
         for acknowledged in [each for each, due in waiting.items() if due <= at]:
             del waiting[acknowledged]
             acknowledged.due()
-        if waiting and self._loop is not None:
+        if waiting:
             self._at = min(waiting.values())
-            self._timer = self._loop.call_at(self._at, self._run)
+            self._timer = asyncio.get_running_loop().call_at(self._at, self._run)
 
 
 class Acknowledged:
