@@ -11,6 +11,8 @@ import asyncio
 import contextlib
 import functools
 import logging
+import math
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
@@ -36,16 +38,63 @@ DEFER_AFTER = 1.0
 DEFER_BY = 2.0
 
 
-def defer_delay(interaction: discord.Interaction, now: datetime) -> float:
-    """Say how long an answer may take before the interaction must be deferred."""
+def defer_delay(interaction: discord.Interaction, now: float) -> float:
+    """Say how long an answer may take before the interaction must be deferred (`now`: Unix s)."""
+    # Its creation time in Unix seconds, read from its snowflake as `created_at` does, without
+    # the two datetimes a click would otherwise make.
+    created = ((interaction.id >> 22) + discord.utils.DISCORD_EPOCH) / 1000
     # A clock behind Discord's makes the age negative: then the bot's own wait counts.
-    age = max((now - interaction.created_at).total_seconds(), 0.0)
+    age = max(now - created, 0.0)
     return max(0.0, min(DEFER_AFTER, DEFER_BY - age))
 
 
 async def defer_click(interaction: discord.Interaction) -> None:
     """Acknowledge a click with an edit to come, unless it was acknowledged already."""
     await first_response(interaction, interaction.response.defer, acknowledged_already)
+
+
+class Deadlines:
+    """Start every deferral that is due from one shared timer, not a timer a click.
+
+    Most clicks are answered long before their deferral is due: each only comes and goes
+    from `waiting`, where a timer of its own cost a timer handle, its cancellation and its
+    place in the loop's heap. The one timer is armed for the earliest deferral waiting, and
+    when it runs, for the earliest one still waiting.
+    """
+
+    __slots__ = ("_at", "_loop", "_timer", "waiting")
+
+    def __init__(self) -> None:
+        self.waiting: dict[Acknowledged, float] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._at = math.inf
+
+    def add(self, acknowledged: Acknowledged, delay: float) -> None:
+        """Start an answer's deferral in `delay` seconds, unless it leaves before."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # a new loop (each test has one): the old one's are gone
+            self._loop, self._timer, self._at = loop, None, math.inf
+            self.waiting.clear()
+        due = loop.time() + delay
+        self.waiting[acknowledged] = due
+        if due < self._at:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._at = due
+            self._timer = loop.call_at(due, self._run)
+
+    def _run(self) -> None:
+        # Every deferral due by the moment the timer was armed for is due: the loop ran it.
+        at = self._at
+        self._timer, self._at = None, math.inf
+        waiting = self.waiting
+        for acknowledged in [each for each, due in waiting.items() if due <= at]:
+            del waiting[acknowledged]
+            acknowledged.due()
+        if waiting:
+            self._at = min(waiting.values())
+            self._timer = asyncio.get_running_loop().call_at(self._at, self._run)
 
 
 class Acknowledged:
@@ -58,7 +107,10 @@ class Acknowledged:
     deferral. A class, not a generator: it is entered on every click.
     """
 
-    __slots__ = ("_deferral", "_timer", "edit", "ephemeral", "hold", "interaction")
+    __slots__ = ("_deferral", "edit", "ephemeral", "hold", "interaction")
+
+    # Shared by every answer: their deferrals wait on one timer.
+    deadlines = Deadlines()
 
     def __init__(
         self,
@@ -72,22 +124,19 @@ class Acknowledged:
         self.edit = edit
         self.ephemeral = ephemeral
         self.hold = hold
-        self._timer: asyncio.TimerHandle | None = None
-        # A timer, not a task per click: most clicks are answered before it is due, and a
-        # task is made only for a deferral that is due.
+        # A task is made only for a deferral that is due.
         self._deferral: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> None:
-        delay = defer_delay(self.interaction, discord.utils.utcnow())
-        self._timer = asyncio.get_running_loop().call_later(delay, self._due)
+        self.deadlines.add(self, defer_delay(self.interaction, time.time()))
 
     async def __aexit__(self, *exc_info: object) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        self.deadlines.waiting.pop(self, None)
         if self._deferral is not None:
             await self._deferral  # a deferral under way is seen through, never cut off
 
-    def _due(self) -> None:
+    def due(self) -> None:
+        """Start the deferral: the answer was not sent in time."""
         self._deferral = asyncio.ensure_future(self._defer())
 
     async def _defer(self) -> None:
@@ -106,19 +155,30 @@ class Acknowledged:
         await self.interaction.response.defer(thinking=True, ephemeral=self.ephemeral)
 
 
+# Either permission makes a member a moderator of the server's tables.
+MODERATING = discord.Permissions.manage_guild.flag | discord.Permissions.manage_messages.flag
+
+
 def member_of(interaction: discord.Interaction) -> Member:
     """Who clicked or typed: their id, display name, and whether they moderate."""
-    perms = interaction.permissions
-    return Member(
-        interaction.user.id,
-        interaction.user.display_name,
-        moderator=perms.manage_guild or perms.manage_messages,
-    )
+    user = interaction.user
+    # The raw bits `interaction.permissions` wraps in a new `Permissions` at every read
+    # (discord.py is pinned; tests/bot/test_answers.py checks both permissions and neither).
+    moderating = interaction._permissions & MODERATING
+    return Member(user.id, user.display_name, moderator=moderating != 0)
+
+
+# Each Discord locale's language, worked out once: every click reads its member's.
+LANGUAGES_OF: dict[discord.Locale, str] = {}
 
 
 def locale_of(interaction: discord.Interaction) -> str:
     """Say the language to answer a member in: their own Discord language."""
-    return language_of(interaction.locale.value)
+    locale = interaction.locale
+    language = LANGUAGES_OF.get(locale)
+    if language is None:
+        language = LANGUAGES_OF[locale] = language_of(locale.value)
+    return language
 
 
 def server_language(interaction: discord.Interaction, chosen: str) -> str:

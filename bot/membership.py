@@ -89,11 +89,12 @@ class Membership:
         key = (table.guild_id, user_id)
         if key in self._gone:
             return True
-        seat = table.seat_of(user_id)
-        if not table.open or seat is None or table.seats[seat].removed:
-            return False
+        # A member trusted to be on the server is let through before their seat is looked up.
         seen = self._seen.get(key)
         if seen is not None and self.clock() - seen < self.trust_seconds:
+            return False
+        seat = table.seat_of(user_id)
+        if not table.open or seat is None or table.seats[seat].removed:
             return False
         asking = self._asking.get(key)
         if asking is None:

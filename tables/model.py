@@ -175,7 +175,7 @@ class Table:
             "game": self._game_json(),
             "closed": self.closed,
             "version": self.version,
-            "log": [note.to_json() for note in self.log],
+            "log": [note.json for note in self.log],
             "deadline": self.deadline,
             "reminded": self.reminded,
             "created_at": self.created_at,

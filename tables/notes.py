@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from engine.cards import Card
@@ -35,13 +36,14 @@ class Note:
     code: str
     params: Mapping[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        """Write the note."""
+    @cached_property
+    def json(self) -> dict[str, Any]:
+        """Write the note, once (read-only: it is kept, and the log is written at every move)."""
         return {"code": self.code, "params": dict(self.params)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Note:
-        """Read a note written by `to_json`."""
+        """Read a note written by `json`."""
         return cls(str(data["code"]), dict(data.get("params") or {}))
 
 

@@ -55,6 +55,11 @@ LOG_LINES = 6
 ENDED_KEPT = 200
 # A timer whose work failed (the store, say) tries again after this long.
 RETRY_SECONDS = 5.0
+# The lobby's and the host's requests; a tuple, as `X | Y` in an isinstance check would
+# build its union again at every request.
+LOBBY_REQUESTS = (Join, Leave, AddComputer, Start, Kick, End, SetHints)
+# The events that start a turn's clock.
+TURN_STARTS = (PlayStarted, TurnPassed)
 
 
 @dataclass(slots=True)
@@ -193,7 +198,7 @@ class TableService:
         self.get(table_id)
         async with self.lock(table_id):
             table = self.get(table_id)
-            if isinstance(intent, Join | Leave | AddComputer | Start | Kick | End | SetHints):
+            if isinstance(intent, LOBBY_REQUESTS):
                 with _UndoOnFailure(self, table):
                     events = await self._lobby(table, member, intent)
                 return self._publish(table, events, actor=table.seat_of(member.user_id))
@@ -461,7 +466,7 @@ class TableService:
         for note in notes_of(events):
             self._note(table, note)
         self._bump(table, seat)
-        if any(isinstance(e, PlayStarted | TurnPassed) for e in events):
+        if any(isinstance(e, TURN_STARTS) for e in events):
             table.deadline = self.clock() + table.turn_seconds
             table.reminded = False
         game = table.game
