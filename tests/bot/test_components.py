@@ -129,7 +129,7 @@ def test_a_redraws_custom_ids_are_checked_without_a_pattern_per_id(
         matched.append(text)
         return fullmatch(pattern, text)
 
-    monkeypatch.setattr(custom_ids.re, "fullmatch", counted)
+    monkeypatch.setattr(re, "fullmatch", counted)
     ids = [custom_ids.encode("ab12", version, "pickup", "0") for version in range(5)]
     assert ids[4] == "sh:ab12:4:pickup:0"
     assert sorted(matched) == ["0", "ab12"]
