@@ -37,6 +37,9 @@ from tables.timers import Timing
 log = logging.getLogger(__name__)
 
 EXTENSIONS = ("bot.cogs.tables", "bot.cogs.houserules", "bot.cogs.stats")
+# The event discord.py dispatches for every gateway frame, and its handler's name.
+SOCKET_EVENT_TYPE = "socket_event_type"
+ON_SOCKET_EVENT_TYPE = "on_" + SOCKET_EVENT_TYPE
 
 
 def use_discord_at(api_base: str, gateway_url: str) -> None:
@@ -190,6 +193,20 @@ class ShitheadBot(commands.Bot):
             await say(interaction, text)
         except discord.HTTPException:
             log.warning("could not tell the member that a command failed")
+
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        """Dispatch an event, but not a gateway frame's type when nothing waits for it."""
+        # discord.py 2.7.1 dispatches `socket_event_type` for every gateway frame (2 us: a
+        # debug log and a failed lookup of `on_socket_event_type`): skipped unless a
+        # `wait_for`, a listener or an `@event` handler was given one.
+        if (
+            event_name == SOCKET_EVENT_TYPE
+            and SOCKET_EVENT_TYPE not in self._listeners
+            and ON_SOCKET_EVENT_TYPE not in self.extra_events
+            and ON_SOCKET_EVENT_TYPE not in self.__dict__
+        ):
+            return
+        super().dispatch(event_name, *args, **kwargs)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Note a command or a click that is not one of ours (`bot.dispatch` notes those)."""

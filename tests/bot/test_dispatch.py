@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 from datetime import UTC, datetime
 from typing import Any
 
@@ -142,6 +143,30 @@ async def test_a_click_of_ours_is_noted_at_once_without_an_event_task(
     # and discord.py scheduled no `on_interaction` task for it.
     assert bot.presenter.member_locales[user.id] == "de"
     assert "interaction" not in events
+
+
+async def test_a_frame_s_type_is_dispatched_only_when_something_waits_for_it(
+    bot: ShitheadBot, driver: Driver, caplog: pytest.LogCaptureFixture
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    caplog.set_level(logging.DEBUG, logger="discord.client")
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    assert answer["status"] == "answered", answer
+    # Nothing of the bot's reads a gateway frame's type: discord.py's dispatch was skipped.
+    dispatched = [each.getMessage() for each in caplog.records]
+    assert "Dispatching event socket_event_type" not in dispatched
+    heard: list[str] = []
+
+    async def listener(event: str) -> None:
+        heard.append(event)
+
+    bot.add_listener(listener, "on_socket_event_type")
+    waited = asyncio.ensure_future(bot.wait_for("socket_event_type"))
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:leave")
+    assert answer["status"] == "answered", answer
+    assert await asyncio.wait_for(waited, 5) == "INTERACTION_CREATE"
+    await asyncio.sleep(0)
+    assert "INTERACTION_CREATE" in heard
 
 
 async def test_a_click_s_interaction_goes_when_it_is_answered_without_the_collector(
