@@ -8,13 +8,15 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
 
-from bot.client import ShitheadBot
+from bot.client import GatewaySocket, ShitheadBot
 from bot.dispatch import Click, ClickedMessage, light
 from bot.lifecycle import _clicks_in_flight
 from sandbox.driver import Driver
+from sandbox.server import Sandbox
 from tests.bot.test_play_e2e import act, bot, driver, latest_dm, open_table, sandbox, table_of
 
 __all__ = ["bot", "driver", "sandbox"]
@@ -167,6 +169,38 @@ async def test_a_frame_s_type_is_dispatched_only_when_something_waits_for_it(
     assert await asyncio.wait_for(waited, 5) == "INTERACTION_CREATE"
     await asyncio.sleep(0)
     assert "INTERACTION_CREATE" in heard
+
+
+async def test_the_gateway_s_frames_are_received_under_one_timer(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    assert bot.ws is not None
+    socket = bot.ws.socket
+    assert type(socket) is GatewaySocket
+    watch = socket._watch
+    assert watch is not None
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    assert answer["status"] == "answered", answer
+    # The click's frames were received under the socket's one timer, none made per frame.
+    assert socket._watch is watch and not watch.cancelled()
+
+
+async def test_a_gateway_receive_fails_once_silent_for_its_timeout(sandbox: Sandbox) -> None:
+    loop = asyncio.get_running_loop()
+    async with (
+        aiohttp.ClientSession(ws_response_class=GatewaySocket) as session,
+        session.ws_connect(sandbox.gateway_url) as socket,
+    ):
+        assert isinstance(socket, GatewaySocket)
+        hello = await socket.receive(timeout=0.2)
+        assert hello.type is aiohttp.WSMsgType.TEXT
+        await asyncio.sleep(0.15)
+        # Nothing comes before IDENTIFY: the wait fails 0.2 s after it began, not before.
+        began = loop.time()
+        with pytest.raises(TimeoutError):
+            await socket.receive(timeout=0.2)
+        assert 0.2 <= loop.time() - began < 1.0
 
 
 async def test_a_click_s_interaction_goes_when_it_is_answered_without_the_collector(
