@@ -5,15 +5,16 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar, cast
 
 import aiohttp
 import discord
 import pytest
 
 from bot.client import GatewaySocket, ShitheadBot
-from bot.dispatch import Click, ClickedMessage, light
+from bot.dispatch import Click, ClickDispatch, ClickedMessage, light
 from bot.lifecycle import _clicks_in_flight
 from sandbox.driver import Driver
 from sandbox.server import Sandbox
@@ -370,3 +371,37 @@ async def test_a_click_s_item_wraps_no_button_or_menu_built_for_it(
     # The game started: Ana's click's item was made from its custom_id alone.
     assert table_of(bot, table_id).game is not None
     assert built == []
+
+
+class _Recorded:
+    """A DynamicItem kind whose items note each click they run for."""
+
+    __discord_ui_compiled_template__ = re.compile(r"sh:(?P<table>[a-z0-9]+):.*")
+    ran: ClassVar[list[int]] = []
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Any, item: Any, match: Any) -> _Recorded:
+        return cls()
+
+    async def interaction_check(self, interaction: Any) -> bool:
+        return True
+
+    async def callback(self, interaction: Any) -> None:
+        self.ran.append(interaction.id)
+
+
+async def test_a_click_s_task_is_held_until_its_item_has_run() -> None:
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    state: Any = client._connection
+    me: Any = _user(1, "bot")
+    state.user = discord.ClientUser(state=state, data=me)
+    noticed: list[discord.Interaction] = []
+    clicks = ClickDispatch(state, [cast(Any, _Recorded)], noticed.append)
+    clicks.install({"INTERACTION_CREATE": lambda data: None})
+    clicks.received(_click_payload(in_dm=True))
+    (task,) = clicks._tasks
+    assert task.get_name() == "discord-ui-dynamic-item-_Recorded"
+    await task
+    # The item ran, and its task was let go as it ended.
+    assert _Recorded.ran == [1300000000000000123] and len(noticed) == 1
+    assert clicks._tasks == set()
