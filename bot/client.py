@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
@@ -37,6 +38,49 @@ from tables.timers import Timing
 log = logging.getLogger(__name__)
 
 EXTENSIONS = ("bot.cogs.tables", "bot.cogs.houserules", "bot.cogs.stats")
+# The event discord.py dispatches for every gateway frame, and its handler's name.
+SOCKET_EVENT_TYPE = "socket_event_type"
+ON_SOCKET_EVENT_TYPE = "on_" + SOCKET_EVENT_TYPE
+
+
+class GatewaySocket(discord.gateway.DiscordClientWebSocketResponse):
+    """The gateway's socket, its silence timed by one timer rather than one per frame.
+
+    discord.py 2.7.1 receives each gateway frame with its heartbeat timeout, for which
+    aiohttp makes and cancels a timer (6 us a frame). Here a receive notes when it began,
+    and one timer per socket, due when the wait in progress would time out, fails that wait
+    with the `TimeoutError` aiohttp's timeout raises (discord.py then reconnects).
+    """
+
+    _began: float | None = None
+    _limit = 0.0
+    _watch: asyncio.TimerHandle | None = None
+
+    async def receive(self, timeout: float | None = None) -> aiohttp.WSMessage:
+        """Receive a frame, failed if none comes within `timeout` seconds of asking."""
+        if not timeout:
+            return await super().receive(timeout)
+        self._limit = timeout
+        self._began = began = self._loop.time()
+        if self._watch is None:
+            self._watch = self._loop.call_at(began + timeout, self._check)
+        try:
+            # The socket has no timeout of its own (discord.py sets none for a receive).
+            return await super().receive()
+        finally:
+            self._began = None
+
+    def _check(self) -> None:
+        """Fail the wait in progress if it is over its time, else look again when it is due."""
+        self._watch = None
+        began = self._began
+        if began is None:
+            return  # nothing waits: the next receive sets the timer again
+        due = began + self._limit
+        if self._loop.time() < due:
+            self._watch = self._loop.call_at(due, self._check)
+            return
+        self._reader.set_exception(TimeoutError("no gateway frame in time"))
 
 
 def use_discord_at(api_base: str, gateway_url: str) -> None:
@@ -125,6 +169,14 @@ class ShitheadBot(commands.Bot):
             raise RuntimeError("the storage is opened in setup_hook")
         return self.storage
 
+    async def login(self, token: str) -> None:
+        """Log in, and have the gateway's socket timed as `GatewaySocket` times it."""
+        await super().login(token)
+        # discord.py 2.7.1 opens its session at login and makes the gateway's socket of the
+        # session's `ws_response_class` (`tests/bot/test_dispatch.py` checks it is ours).
+        session = self.http._HTTPClient__session  # type: ignore[attr-defined]
+        session._ws_response_class = GatewaySocket
+
     async def setup_hook(self) -> None:
         """Open storage, restore tables, load the extensions and sync the commands."""
         settings = self.settings
@@ -190,6 +242,20 @@ class ShitheadBot(commands.Bot):
             await say(interaction, text)
         except discord.HTTPException:
             log.warning("could not tell the member that a command failed")
+
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        """Dispatch an event, but not a gateway frame's type when nothing waits for it."""
+        # discord.py 2.7.1 dispatches `socket_event_type` for every gateway frame (2 us: a
+        # debug log and a failed lookup of `on_socket_event_type`): skipped unless a
+        # `wait_for`, a listener or an `@event` handler was given one.
+        if (
+            event_name == SOCKET_EVENT_TYPE
+            and SOCKET_EVENT_TYPE not in self._listeners
+            and ON_SOCKET_EVENT_TYPE not in self.extra_events
+            and ON_SOCKET_EVENT_TYPE not in self.__dict__
+        ):
+            return
+        super().dispatch(event_name, *args, **kwargs)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Note a command or a click that is not one of ours (`bot.dispatch` notes those)."""

@@ -35,7 +35,7 @@ from tables.intents import (
 from tables.service import COMPUTER_LEVELS
 
 Style = discord.ButtonStyle
-ARG = r"[0-9.]{1,60}"
+ARG = custom_ids.ARG
 LOBBY_VERBS = ("join", "leave", "start", "addbot", "hints")
 TABLE_VERBS = ("hand", "rematch")
 MOVE_VERBS = ("play", "swap", "pickup", "flip", "stock", "ready")

@@ -15,6 +15,10 @@ PREFIX = "sh"
 MAX_LENGTH = 100
 _TABLE = r"(?P<table>[a-z0-9]{1,12})"
 _VERSION = r"(?P<version>\d{1,9})"
+# A version is written in 1 to 9 digits.
+_VERSIONS = 10**9
+# What an argument may be: dot-separated indexes.
+ARG = r"[0-9.]{1,60}"
 
 
 def template(verbs: tuple[str, ...], arg: str | None = None) -> str:
@@ -31,15 +35,29 @@ def encode(table_id: str, version: int, verb: str, arg: str | None = None) -> st
     text = f"{PREFIX}:{table_id}:{version}:{verb}"
     if arg is not None:
         text += f":{arg}"
-    if len(text) > MAX_LENGTH or not _valid(verb).fullmatch(text):
+    # The parts checked one by one, as the template reads each back (the verb is read as
+    # itself); a table's id and an argument recur on every redraw, so their checks are kept.
+    if (
+        type(version) is not int
+        or not 0 <= version < _VERSIONS
+        or not _valid_table(table_id)
+        or (arg is not None and not _valid_arg(arg))
+        or len(text) > MAX_LENGTH
+    ):
         raise ValueError(f"not a valid custom_id: {text!r}")
     return text
 
 
-@lru_cache(maxsize=64)
-def _valid(verb: str) -> re.Pattern[str]:
-    """Compile what a custom_id of a verb must match, once: every redraw writes several."""
-    return re.compile(template((verb,), r"[0-9.]{1,60}"))
+@lru_cache(maxsize=4096)
+def _valid_table(table_id: str) -> bool:
+    """Say whether a table's id is one a custom_id may name."""
+    return re.fullmatch(_TABLE, table_id) is not None
+
+
+@lru_cache(maxsize=4096)
+def _valid_arg(arg: str) -> bool:
+    """Say whether an argument is one a custom_id may carry."""
+    return re.fullmatch(ARG, arg) is not None
 
 
 def table_of(custom_id: str) -> str | None:

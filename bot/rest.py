@@ -228,8 +228,10 @@ class Rest:
     ) -> None:
         """Try a call up to `ATTEMPTS` times (its token's turn is held)."""
         for attempt in range(ATTEMPTS):
-            key = (self._buckets.get(route, route), token)
-            await self._wait(key)
+            # Waited only while the global limit or the call's bucket holds calls back.
+            delay = self._delay((self._buckets.get(route, route), token))
+            if delay > 0:
+                await self.sleep(delay)
             content, content_type = (
                 _multipart(encoded, files, attempt) if files else (encoded, JSON)
             )
@@ -267,23 +269,24 @@ class Rest:
             raise discord.HTTPException(shown, answer)
         raise discord.HTTPException(shown, answer)
 
-    async def _deliver(
+    def _deliver(
         self,
         session: aiohttp.ClientSession,
         method: str,
         path: str,
         content: bytes,
         content_type: str,
-    ) -> Answer:
-        """Send a request once and return its whole answer."""
+    ) -> Awaitable[Answer]:
+        """Send a request once; the awaitable holds its whole answer.
+
+        The pool's own call is returned as it is, not awaited here: one coroutine less
+        for every call to pass its answer through.
+        """
         base = discord.http.Route.BASE
         if not self.lean or _proxied(session):
-            check_current()
-            url = yarl.URL(base + path, encoded=True)
-            headers = {"Content-Type": content_type}
-            async with session.request(method, url, data=content, headers=headers) as response:
-                body = await response.read()
-                return Answer(response.status, response.reason or "", response.headers, body)
+            return _through(
+                session, method, yarl.URL(base + path, encoded=True), content, content_type
+            )
         if base != self._base[0]:
             self._base = (base, *split_url(base))
         _, origin, prefix = self._base
@@ -291,16 +294,13 @@ class Rest:
         if pool is None or pool.closed or pool.loop is not asyncio.get_running_loop():
             pool = self.pool = Pool(user_agent=USER_AGENT)
         # A paced write whose slot got a newer one while it waited for a connection is dropped.
-        return await pool.request(
+        return pool.request(
             method, origin, prefix + path, content, content_type, ready=check_current
         )
 
-    async def _wait(self, key: tuple[str, str]) -> None:
-        """Wait until neither the global limit nor the call's bucket holds calls back."""
-        open_at = max(self._global_open_at, self._open_at.get(key, 0.0))
-        delay = open_at - self.clock()
-        if delay > 0:
-            await self.sleep(delay)
+    def _delay(self, key: tuple[str, str]) -> float:
+        """Say how long the global limit or a call's bucket holds calls back (if positive)."""
+        return max(self._global_open_at, self._open_at.get(key, 0.0)) - self.clock()
 
     def _learn(self, route: str, token: str, headers: Any) -> None:
         """Note the route's bucket and, if the answer says it is used up, when it opens."""
@@ -334,6 +334,17 @@ class Rest:
             now = self.clock()
             self._open_at = {k: at for k, at in self._open_at.items() if at > now}
         self._open_at[key] = open_at
+
+
+async def _through(
+    session: aiohttp.ClientSession, method: str, url: yarl.URL, content: bytes, content_type: str
+) -> Answer:
+    """Send a request once through an aiohttp session (a proxy's) and return its answer."""
+    check_current()
+    headers = {"Content-Type": content_type}
+    async with session.request(method, url, data=content, headers=headers) as response:
+        body = await response.read()
+        return Answer(response.status, response.reason or "", response.headers, body)
 
 
 def _in_path(token: str) -> str:

@@ -117,22 +117,61 @@ async def test_a_lobby_button_parses_into_its_intent(custom_id: str, intent: Any
     assert (await parsed(custom_id)).intent == intent
 
 
-def test_a_verbs_custom_id_pattern_is_written_once_not_at_every_redraw(
+def test_a_redraws_custom_ids_are_checked_without_a_pattern_per_id(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    written: list[tuple[str, ...]] = []
-    template = custom_ids.template
+    custom_ids._valid_table.cache_clear()
+    custom_ids._valid_arg.cache_clear()
+    matched: list[str] = []
+    fullmatch = re.fullmatch
 
-    def counted(verbs: tuple[str, ...], arg: str | None = None) -> str:
-        written.append(verbs)
-        return template(verbs, arg)
+    def counted(pattern: str, text: str) -> re.Match[str] | None:
+        matched.append(text)
+        return fullmatch(pattern, text)
 
-    monkeypatch.setattr(custom_ids, "template", counted)
+    monkeypatch.setattr(re, "fullmatch", counted)
     ids = [custom_ids.encode("ab12", version, "pickup", "0") for version in range(5)]
     assert ids[4] == "sh:ab12:4:pickup:0"
-    assert written.count(("pickup",)) <= 1
+    assert sorted(matched) == ["0", "ab12"]
     with pytest.raises(ValueError):
         custom_ids.encode("ab12", 3, "pickup", "1H")
+
+
+@pytest.mark.parametrize(
+    ("table_id", "version", "arg"),
+    [
+        ("AB12", 3, None),
+        ("a" * 13, 3, None),
+        ("", 3, None),
+        ("ab:12", 3, None),
+        ("ab12", -1, None),
+        ("ab12", 10**9, None),
+        ("ab12", True, None),
+        ("ab12", 3, ""),
+        ("ab12", 3, "1:2"),
+        ("ab12", 3, "1" * 61),
+    ],
+)
+def test_a_custom_id_its_template_would_not_read_back_is_refused(
+    table_id: str, version: int, arg: str | None
+) -> None:
+    with pytest.raises(ValueError):
+        custom_ids.encode(table_id, version, "play", arg)
+
+
+@pytest.mark.parametrize(
+    ("table_id", "version", "arg"),
+    [("a", 0, None), ("z" * 12, 10**9 - 1, "1.2"), ("ab12", 7, "." * 60)],
+)
+def test_every_custom_id_encoded_reads_back_through_its_template(
+    table_id: str, version: int, arg: str | None
+) -> None:
+    found = re.fullmatch(
+        custom_ids.template(("play",), custom_ids.ARG),
+        custom_ids.encode(table_id, version, "play", arg),
+    )
+    assert found is not None
+    assert (found["table"], int(found["version"]), found["arg"]) == (table_id, version, arg)
 
 
 def test_custom_ids_are_encoded_within_discords_limit_and_never_name_a_card() -> None:

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
+import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar, cast
 
+import aiohttp
 import discord
 import pytest
 
-from bot.client import ShitheadBot
-from bot.dispatch import Click, ClickedMessage, light
+from bot.client import GatewaySocket, ShitheadBot
+from bot.dispatch import Click, ClickDispatch, ClickedMessage, light
 from bot.lifecycle import _clicks_in_flight
 from sandbox.driver import Driver
+from sandbox.server import Sandbox
 from tests.bot.test_play_e2e import act, bot, driver, latest_dm, open_table, sandbox, table_of
 
 __all__ = ["bot", "driver", "sandbox"]
@@ -142,6 +146,62 @@ async def test_a_click_of_ours_is_noted_at_once_without_an_event_task(
     # and discord.py scheduled no `on_interaction` task for it.
     assert bot.presenter.member_locales[user.id] == "de"
     assert "interaction" not in events
+
+
+async def test_a_frame_s_type_is_dispatched_only_when_something_waits_for_it(
+    bot: ShitheadBot, driver: Driver, caplog: pytest.LogCaptureFixture
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    caplog.set_level(logging.DEBUG, logger="discord.client")
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    assert answer["status"] == "answered", answer
+    # Nothing of the bot's reads a gateway frame's type: discord.py's dispatch was skipped.
+    dispatched = [each.getMessage() for each in caplog.records]
+    assert "Dispatching event socket_event_type" not in dispatched
+    heard: list[str] = []
+
+    async def listener(event: str) -> None:
+        heard.append(event)
+
+    bot.add_listener(listener, "on_socket_event_type")
+    waited = asyncio.ensure_future(bot.wait_for("socket_event_type"))
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:leave")
+    assert answer["status"] == "answered", answer
+    assert await asyncio.wait_for(waited, 5) == "INTERACTION_CREATE"
+    await asyncio.sleep(0)
+    assert "INTERACTION_CREATE" in heard
+
+
+async def test_the_gateway_s_frames_are_received_under_one_timer(
+    bot: ShitheadBot, driver: Driver
+) -> None:
+    table_id, lobby = await ana_and_ben_table(driver)
+    assert bot.ws is not None
+    socket = bot.ws.socket
+    assert type(socket) is GatewaySocket
+    watch = socket._watch
+    assert watch is not None
+    answer = await driver.click("ben", lobby["id"], f"sh:{table_id}:0:join")
+    assert answer["status"] == "answered", answer
+    # The click's frames were received under the socket's one timer, none made per frame.
+    assert socket._watch is watch and not watch.cancelled()
+
+
+async def test_a_gateway_receive_fails_once_silent_for_its_timeout(sandbox: Sandbox) -> None:
+    loop = asyncio.get_running_loop()
+    async with (
+        aiohttp.ClientSession(ws_response_class=GatewaySocket) as session,
+        session.ws_connect(sandbox.gateway_url) as socket,
+    ):
+        assert isinstance(socket, GatewaySocket)
+        hello = await socket.receive(timeout=0.2)
+        assert hello.type is aiohttp.WSMsgType.TEXT
+        await asyncio.sleep(0.15)
+        # Nothing comes before IDENTIFY: the wait fails 0.2 s after it began, not before.
+        began = loop.time()
+        with pytest.raises(TimeoutError):
+            await socket.receive(timeout=0.2)
+        assert 0.2 <= loop.time() - began < 1.0
 
 
 async def test_a_click_s_interaction_goes_when_it_is_answered_without_the_collector(
@@ -311,3 +371,37 @@ async def test_a_click_s_item_wraps_no_button_or_menu_built_for_it(
     # The game started: Ana's click's item was made from its custom_id alone.
     assert table_of(bot, table_id).game is not None
     assert built == []
+
+
+class _Recorded:
+    """A DynamicItem kind whose items note each click they run for."""
+
+    __discord_ui_compiled_template__ = re.compile(r"sh:(?P<table>[a-z0-9]+):.*")
+    ran: ClassVar[list[int]] = []
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Any, item: Any, match: Any) -> _Recorded:
+        return cls()
+
+    async def interaction_check(self, interaction: Any) -> bool:
+        return True
+
+    async def callback(self, interaction: Any) -> None:
+        self.ran.append(interaction.id)
+
+
+async def test_a_click_s_task_is_held_until_its_item_has_run() -> None:
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    state: Any = client._connection
+    me: Any = _user(1, "bot")
+    state.user = discord.ClientUser(state=state, data=me)
+    noticed: list[discord.Interaction] = []
+    clicks = ClickDispatch(state, [cast(Any, _Recorded)], noticed.append)
+    clicks.install({"INTERACTION_CREATE": lambda data: None})
+    clicks.received(_click_payload(in_dm=True))
+    (task,) = clicks._tasks
+    assert task.get_name() == "discord-ui-dynamic-item-_Recorded"
+    await task
+    # The item ran, and its task was let go as it ended.
+    assert _Recorded.ran == [1300000000000000123] and len(noticed) == 1
+    assert clicks._tasks == set()
