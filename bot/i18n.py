@@ -185,10 +185,10 @@ def _fill(text: str, english: str, values: dict[str, object]) -> str:
     if not values:
         return text
     try:
-        return text.format(**values)
+        return text.format_map(values)
     except (KeyError, IndexError, ValueError):
         log.error("a translation of %r doesn't take its values", english)
-        return english.format(**values)
+        return english.format_map(values)
 
 
 def t(message: str, /, locale: str, **values: object) -> str:
@@ -200,9 +200,10 @@ def t(message: str, /, locale: str, **values: object) -> str:
     if not values:
         return text
     # `_fill` inline, which is called again only to log a translation that doesn't fit: a
-    # third of the messages drawn take values.
+    # third of the messages drawn take values. `format_map` reads them without copying them
+    # into a new dict as `format(**values)` does.
     try:
-        return text.format(**values)
+        return text.format_map(values)
     except (KeyError, IndexError, ValueError):
         return _fill(text, message, values)
 

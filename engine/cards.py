@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal, NamedTuple
 
 Suit = Literal["C", "D", "H", "S"]
@@ -116,9 +116,13 @@ class _Texts(dict[Card, str]):
 _TEXTS = _Texts()
 
 
+# One card as text, from the shared table: a save maps it over each list of a game.
+card_text: Callable[[Card], str] = _TEXTS.__getitem__
+
+
 def format_cards(cards: Iterable[Card]) -> list[str]:
     """Write cards as text."""
-    return list(map(_TEXTS.__getitem__, cards))
+    return list(map(card_text, cards))
 
 
 def make_deck(decks: int, jokers: int) -> list[Card]:

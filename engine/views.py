@@ -1,5 +1,9 @@
 """What one player, or a spectator, may see of a game."""
 
+# Views are values: never change one after it is made. They are slotted dataclasses, not
+# frozen ones (as actions are): a frozen one sets each field through `object.__setattr__`,
+# and every move builds a table view and one view per seat.
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,7 +16,7 @@ from engine.pile import Constraint
 from engine.rules import RuleSet
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SeatView:
     """One seat as everyone sees it: face-up cards, counts and the hand cards all have seen."""
 
@@ -26,7 +30,7 @@ class SeatView:
     ready: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TableView:
     """The public table: what a spectator sees."""
 
@@ -51,7 +55,7 @@ class TableView:
         return self.pile[-1] if self.pile else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PlayerView:
     """The table plus what only `seat` may see: their hand and their legal actions."""
 
@@ -64,18 +68,34 @@ class PlayerView:
 
 def table_view(game: Game) -> TableView:
     """Build the spectator's view."""
+    # Built on every move, its seats in one pass over local lists: a place is looked up in
+    # a dict, and a seat nobody saw a hand card of (most of them) sorts nothing.
+    places = {seat: place for place, seat in enumerate(game.finished, 1)}
+    loser = game.loser
     seats = tuple(
-        SeatView(
-            seat=seat,
-            hand_count=len(game.hands[seat]),
-            known=tuple(sorted(game.known[seat])),
-            face_up=tuple(map(tuple, game.face_up[seat])),
-            face_down_count=len(game.face_down[seat]),
-            out=game.out[seat] and seat != game.loser,
-            place=game.finished.index(seat) + 1 if seat in game.finished else None,
-            ready=game.ready[seat],
-        )
-        for seat in range(game.players)
+        [
+            SeatView(
+                seat,
+                len(hand),
+                tuple(sorted(known)) if known else (),
+                tuple(map(tuple, face_up)),
+                len(face_down),
+                out and seat != loser,
+                places.get(seat),
+                ready,
+            )
+            for seat, (hand, known, face_up, face_down, out, ready) in enumerate(
+                zip(
+                    game.hands,
+                    game.known,
+                    game.face_up,
+                    game.face_down,
+                    game.out,
+                    game.ready,
+                    strict=True,
+                )
+            )
+        ]
     )
     return TableView(
         rules=game.rules,
@@ -88,7 +108,7 @@ def table_view(game: Game) -> TableView:
         burned=tuple(game.burned),
         seats=seats,
         finished=tuple(game.finished),
-        loser=game.loser,
+        loser=loser,
         winner=game.winner,
         end_reason=game.end_reason,
         last_on_pile=game.last_on_pile,

@@ -192,6 +192,14 @@ def test_a_translation_that_loses_a_value_falls_back_to_english(
     assert len(caplog.records) == 2
 
 
+@pytest.mark.parametrize("translation", ["{0} ist bereit", "{name!x} ist bereit", "{} ist bereit"])
+def test_a_translation_with_a_field_it_cannot_fill_falls_back_to_english(
+    monkeypatch: pytest.MonkeyPatch, translation: str
+) -> None:
+    monkeypatch.setitem(i18n.CATALOGS, "de", {"{name} is ready": translation})
+    assert t("{name} is ready", "de", name="Ana") == "Ana is ready"
+
+
 @pytest.mark.parametrize(
     ("discord_locale", "language"),
     [
