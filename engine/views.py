@@ -75,14 +75,14 @@ def table_view(game: Game) -> TableView:
     seats = tuple(
         [
             SeatView(
-                seat,
-                len(hand),
-                tuple(sorted(known)) if known else (),
-                tuple(map(tuple, face_up)),
-                len(face_down),
-                out and seat != loser,
-                places.get(seat),
-                ready,
+                seat=seat,
+                hand_count=len(hand),
+                known=tuple(sorted(known)) if known else (),
+                face_up=tuple(map(tuple, face_up)),
+                face_down_count=len(face_down),
+                out=out and seat != loser,
+                place=places.get(seat),
+                ready=ready,
             )
             for seat, (hand, known, face_up, face_down, out, ready) in enumerate(
                 zip(
