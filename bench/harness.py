@@ -145,6 +145,23 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# The reference loop's size: about 23 ms of one core's CPU on this machine (2 cores, 2026).
+REFERENCE_STEPS = 400_000
+
+
+def reference_ms() -> float:
+    """Time a fixed pure-Python loop in this thread's CPU: how fast the machine is right now.
+
+    The same code's CPU per move drifts by 30% on a shared machine within half an hour; runs
+    whose loop took alike ran on an alike machine, so their figures compare.
+    """
+    started = time.thread_time()
+    total = 0
+    for step in range(REFERENCE_STEPS):
+        total += step * step % 7
+    return (time.thread_time() - started) * 1000
+
+
 def peak_rss_mb(pid: int) -> float | None:
     """Read a process's peak resident memory (VmHWM) in MB, or None off Linux."""
     try:
@@ -909,6 +926,8 @@ class Measured:
     bench_cpu: float
     board_busy: float
     loadavg: tuple[tuple[float, float, float], tuple[float, float, float]]
+    # `reference_ms` before and after the play.
+    reference: tuple[float, float]
     unfinished: JSON
     table_errors: list[str]
     log_problems: list[str]
@@ -1016,6 +1035,7 @@ async def play(
         before = set(driver.world.interactions)
         cpu_start = [cpu_seconds(process.pid) for process in processes]
         load_start = os.getloadavg()
+        speed_start = reference_ms()
         bench_cpu = time.process_time()
         helpers = [asyncio.create_task(bench.board.run()), asyncio.create_task(bench.watch_loop())]
         started = time.perf_counter()
@@ -1044,6 +1064,7 @@ async def play(
         rss = [peak_rss_mb(process.pid) for process in processes]
         bench_cpu = time.process_time() - bench_cpu
         load_end = os.getloadavg()
+        speed_end = reference_ms()
         for helper in helpers:
             helper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -1085,6 +1106,7 @@ async def play(
         bench_cpu=bench_cpu,
         board_busy=bench.board.busy,
         loadavg=(load_start, load_end),
+        reference=(speed_start, speed_end),
         unfinished=unfinished,
         table_errors=table_errors,
         log_problems=log_problems(log_path),
@@ -1184,6 +1206,8 @@ def report(options: Options, stats: Stats, measured: Measured) -> JSON:
             "nproc": os.cpu_count(),
             "loadavg_1min_start": round(measured.loadavg[0][0], 2),
             "loadavg_1min_end": round(measured.loadavg[1][0], 2),
+            "reference_ms_start": round(measured.reference[0], 1),
+            "reference_ms_end": round(measured.reference[1], 1),
         },
         "failures": {
             "interactions_not_answered": len(stats.not_answered),
@@ -1217,7 +1241,10 @@ def describe(figures: JSON) -> list[str]:
         f"pictures {'on' if figures['pictures'] else 'off'}"
         + (" (quick pacing: figures not comparable)" if figures["quick"] else ""),
         f"machine: {machine['nproc']} cores, load average {machine['loadavg_1min_start']} at "
-        f"the start, {machine['loadavg_1min_end']} at the end (above the cores: busy)",
+        f"the start, {machine['loadavg_1min_end']} at the end (above the cores: busy); a "
+        f"reference loop took {machine['reference_ms_start']} ms of CPU at the start, "
+        f"{machine['reference_ms_end']} ms at the end (figures compare between runs whose "
+        "loop took alike)",
         f"games finished {figures['games_finished']}/{figures['tables']}, human moves {moves} "
         f"({verbs}), {figures['interactions']} interactions, wall {figures['wall_seconds']} s",
         f"games not finished: {left['not_opened']} never opened, "
