@@ -168,17 +168,9 @@ def member_of(interaction: discord.Interaction) -> Member:
     return Member(user.id, user.display_name, moderator=moderating != 0)
 
 
-# Each Discord locale's language, worked out once: every click reads its member's.
-LANGUAGES_OF: dict[discord.Locale, str] = {}
-
-
 def locale_of(interaction: discord.Interaction) -> str:
     """Say the language to answer a member in: their own Discord language."""
-    locale = interaction.locale
-    language = LANGUAGES_OF.get(locale)
-    if language is None:
-        language = LANGUAGES_OF[locale] = language_of(locale.value)
-    return language
+    return language_of(interaction.locale.value)
 
 
 def server_language(interaction: discord.Interaction, chosen: str) -> str:

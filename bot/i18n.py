@@ -9,6 +9,7 @@ Plural forms follow each catalog's Plural-Forms, which Babel writes from its plu
 
 from __future__ import annotations
 
+import functools
 import gettext
 import logging
 import re
@@ -164,6 +165,8 @@ def load_all() -> None:
             load(language, catalog)
 
 
+# Kept per Discord locale code (a few dozen exist): every click and command asks.
+@functools.lru_cache(maxsize=64)
 def language_of(discord_locale_value: str) -> str:
     """Name the catalog language for a Discord locale code ("de" → de, "en-GB" → en)."""
     language = discord_locale_value.replace("_", "-").split("-")[0].lower()
