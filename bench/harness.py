@@ -202,12 +202,9 @@ async def bot_process(
     if move_workers is not None:
         env["BENCH_MOVE_WORKERS"] = str(move_workers)
     with log_path.open("ab") as stderr:
-        # BENCH_PROFILE=PATH runs the bot under cProfile and writes its profile there.
-        profile = os.environ.get("BENCH_PROFILE")
-        wrap = ["-m", "cProfile", "-o", profile] if profile else []
+        # BENCH_PROFILE=PATH (passed on in the environment): the child profiles itself.
         process = await asyncio.create_subprocess_exec(
             sys.executable,
-            *wrap,
             "-m",
             "bench.botchild",
             "--run-bot",

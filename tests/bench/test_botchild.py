@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import pstats
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,19 @@ def test_the_bot_child_imports_no_sandbox_module() -> None:
     child = imported_after("import bench.botchild, bot.client, bot.settings")
     assert "sandbox" not in child
     assert "bot" in child and "discord" in child
+
+
+def test_a_profiled_bot_child_writes_its_profile_when_the_bench_lets_go(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.load import main
+
+    written = tmp_path / "bot.prof"
+    monkeypatch.setenv("BENCH_PROFILE", str(written))
+    argv = ["--tables", "1", "--seed", "3", "--think", "0", "0.005", "--burst", "0.1"]
+    assert main([*argv, "--pictures", "off", "--quick", "--quiet", "0.3"]) == 0
+    capsys.readouterr()
+    profiled = {path for path, _, _ in pstats.Stats(str(written)).stats}  # type: ignore[attr-defined]
+    # The bot's own answering ran under the profiler, in the child (not the bench's process).
+    assert any(path.endswith(str(Path("bot", "answers.py"))) for path in profiled)
+    assert not any(path.endswith(str(Path("sandbox", "server.py"))) for path in profiled)
