@@ -24,6 +24,7 @@ from bot.guild_settings import (
 from bot.i18n import t
 from bot.rulebook import setting_choice, setting_words
 from bot.storage import Storage
+from bot.words import plain
 from engine.rules import PRESET_ALIASES, preset_names
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ def rules_embed(guild_name: str, settings: GuildSettings, locale: str) -> discor
         for name, value, changed in summary(settings)
     ]
     embed = discord.Embed(
-        title=t("House rules of {guild}", locale, guild=guild_name),
+        # A server's name is its owner's choice: shown as plain text.
+        title=t("House rules of {guild}", locale, guild=plain(guild_name)),
         description="\n".join(lines),
     )
     hosts = (

@@ -22,7 +22,7 @@ from bot.rulebook import (
     setting_choice,
     setting_words,
 )
-from bot.words import rank_word
+from bot.words import plain, rank_word
 from engine.cards import JOKER, parse_rank
 from engine.rules import EFFECTS, OPTION_NAMES, Power, RuleSet, make_rules, preset_names
 
@@ -204,6 +204,15 @@ def test_the_house_rules_listing_describes_every_setting_and_fits(language: str)
     for name, line in zip(SETTING_NAMES, lines, strict=True):
         assert line.startswith((f"{name}: ", f"**{name}**: "))
         assert line.endswith(f"({setting_words(name, language)})")
+
+
+def test_the_house_rules_title_shows_the_server_name_as_plain_text() -> None:
+    # A server's name is its owner's choice: no masked link, formatting or mention in it works.
+    name = "[nitro](https://evil.example) **x** @everyone"
+    embed = house_rules_embed(name, GuildSettings(), "en")
+    assert embed.title == f"House rules of {plain(name)}"
+    assert "**x**" not in (embed.title or "")
+    assert "@everyone" not in (embed.title or "")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
