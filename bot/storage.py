@@ -137,7 +137,9 @@ def _timestamp(moment: datetime) -> str:
 
 
 def _now() -> str:
-    return _timestamp(datetime.now(UTC))
+    """Write this moment as `_timestamp` does (it is in UTC already: nothing to normalise)."""
+    # Stamped on every table save.
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 class Storage:

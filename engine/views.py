@@ -69,20 +69,21 @@ class PlayerView:
 def table_view(game: Game) -> TableView:
     """Build the spectator's view."""
     # Built on every move, its seats in one pass over local lists: a place is looked up in
-    # a dict, and a seat nobody saw a hand card of (most of them) sorts nothing.
+    # a dict, and a seat nobody saw a hand card of (most of them) sorts nothing. Views are
+    # made with their fields in order, not by keyword (a keyword call binds each by name).
     places = {seat: place for place, seat in enumerate(game.finished, 1)}
     loser = game.loser
     seats = tuple(
         [
             SeatView(
-                seat=seat,
-                hand_count=len(hand),
-                known=tuple(sorted(known)) if known else (),
-                face_up=tuple(map(tuple, face_up)),
-                face_down_count=len(face_down),
-                out=out and seat != loser,
-                place=places.get(seat),
-                ready=ready,
+                seat,
+                len(hand),  # hand_count
+                tuple(sorted(known)) if known else (),  # known
+                tuple(map(tuple, face_up)),  # face_up
+                len(face_down),  # face_down_count
+                out and seat != loser,  # out
+                places.get(seat),  # place
+                ready,
             )
             for seat, (hand, known, face_up, face_down, out, ready) in enumerate(
                 zip(
@@ -98,21 +99,21 @@ def table_view(game: Game) -> TableView:
         ]
     )
     return TableView(
-        rules=game.rules,
-        phase=game.phase,
-        turn=game.turn,
-        direction=game.direction,
-        pile=tuple(game.pile),
-        constraint=game.table.constraint(game.pile),
-        stock_count=len(game.stock),
-        burned=tuple(game.burned),
-        seats=seats,
-        finished=tuple(game.finished),
-        loser=loser,
-        winner=game.winner,
-        end_reason=game.end_reason,
-        last_on_pile=game.last_on_pile,
-        dealer=game.dealer,
+        game.rules,
+        game.phase,
+        game.turn,
+        game.direction,
+        tuple(game.pile),
+        game.table.constraint(game.pile),
+        len(game.stock),  # stock_count
+        tuple(game.burned),
+        seats,
+        tuple(game.finished),
+        loser,
+        game.winner,
+        game.end_reason,
+        game.last_on_pile,
+        game.dealer,
     )
 
 
@@ -123,9 +124,9 @@ def player_view(game: Game, seat: int, table: TableView | None = None) -> Player
     every seat, so a snapshot of several seats builds it once).
     """
     return PlayerView(
-        seat=seat,
-        table=table_view(game) if table is None else table,
-        hand=tuple(sorted(game.hands[seat])),
-        legal=tuple(game.legal_actions(seat)),
-        chosen=game.chosen[seat],
+        seat,
+        table_view(game) if table is None else table,
+        tuple(sorted(game.hands[seat])),  # hand
+        tuple(game.legal_actions(seat)),  # legal
+        game.chosen[seat],
     )

@@ -29,7 +29,9 @@ from tables.intents import (
 MAX_PLAYS = 75
 
 
-@dataclass(frozen=True, slots=True)
+# A value: never change one after it is made. Not frozen: every new view of a seat groups
+# its choices, and a frozen dataclass sets each field through `object.__setattr__`.
+@dataclass(slots=True, unsafe_hash=True)
 class Controls:
     """Everything a player may do now, grouped the way the private view shows it."""
 

@@ -1,4 +1,10 @@
-"""What the core gives back: a frozen snapshot of a table, and an outcome of a request."""
+"""What the core gives back: a frozen snapshot of a table, and an outcome of a request.
+
+Snapshots and outcomes are values: never change one after it is made. They are slotted
+dataclasses, not frozen ones (as the engine's views are): a frozen one sets each field
+through `object.__setattr__`, and every move makes a snapshot, a seat snapshot per seat
+and an outcome.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ from tables.model import Phase, Table
 from tables.notes import Note
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SeatSnapshot:
     """One seat as the shell shows it."""
 
@@ -30,7 +36,7 @@ class SeatSnapshot:
         return self.computer is not None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Snapshot:
     """A table at one moment, for renderers: nothing in it changes afterwards.
 
@@ -133,7 +139,7 @@ def snapshot(table: Table) -> Snapshot:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Outcome:
     """What a request or a timer did: engine events, notices to say, the table afterwards.
 

@@ -29,9 +29,20 @@ from bot.storage import (
     RunningRow,
     Storage,
     StoredTable,
+    _now,
+    _timestamp,
 )
 
 NOON = datetime(2024, 5, 1, 12, tzinfo=UTC)
+
+
+def test_a_save_is_stamped_as_every_other_moment_is_written() -> None:
+    before = datetime.now(UTC)
+    stamp = _now()
+    moment = datetime.fromisoformat(stamp)
+    assert before <= moment <= datetime.now(UTC)
+    assert stamp == _timestamp(moment)
+    assert stamp.endswith("+00:00") and len(stamp) == len("2024-05-01T12:00:00.000000+00:00")
 
 
 def game(
