@@ -69,21 +69,20 @@ class PlayerView:
 def table_view(game: Game) -> TableView:
     """Build the spectator's view."""
     # Built on every move, its seats in one pass over local lists: a place is looked up in
-    # a dict, and a seat nobody saw a hand card of (most of them) sorts nothing. Views are
-    # made with their fields in order, not by keyword (a keyword call binds each by name).
+    # a dict, and a seat nobody saw a hand card of (most of them) sorts nothing.
     places = {seat: place for place, seat in enumerate(game.finished, 1)}
     loser = game.loser
     seats = tuple(
         [
             SeatView(
-                seat,
-                len(hand),  # hand_count
-                tuple(sorted(known)) if known else (),  # known
-                tuple(map(tuple, face_up)),  # face_up
-                len(face_down),  # face_down_count
-                out and seat != loser,  # out
-                places.get(seat),  # place
-                ready,
+                seat=seat,
+                hand_count=len(hand),
+                known=tuple(sorted(known)) if known else (),
+                face_up=tuple(map(tuple, face_up)),
+                face_down_count=len(face_down),
+                out=out and seat != loser,
+                place=places.get(seat),
+                ready=ready,
             )
             for seat, (hand, known, face_up, face_down, out, ready) in enumerate(
                 zip(
@@ -99,21 +98,21 @@ def table_view(game: Game) -> TableView:
         ]
     )
     return TableView(
-        game.rules,
-        game.phase,
-        game.turn,
-        game.direction,
-        tuple(game.pile),
-        game.table.constraint(game.pile),
-        len(game.stock),  # stock_count
-        tuple(game.burned),
-        seats,
-        tuple(game.finished),
-        loser,
-        game.winner,
-        game.end_reason,
-        game.last_on_pile,
-        game.dealer,
+        rules=game.rules,
+        phase=game.phase,
+        turn=game.turn,
+        direction=game.direction,
+        pile=tuple(game.pile),
+        constraint=game.table.constraint(game.pile),
+        stock_count=len(game.stock),
+        burned=tuple(game.burned),
+        seats=seats,
+        finished=tuple(game.finished),
+        loser=loser,
+        winner=game.winner,
+        end_reason=game.end_reason,
+        last_on_pile=game.last_on_pile,
+        dealer=game.dealer,
     )
 
 
@@ -124,9 +123,9 @@ def player_view(game: Game, seat: int, table: TableView | None = None) -> Player
     every seat, so a snapshot of several seats builds it once).
     """
     return PlayerView(
-        seat,
-        table_view(game) if table is None else table,
-        tuple(sorted(game.hands[seat])),  # hand
-        tuple(game.legal_actions(seat)),  # legal
-        game.chosen[seat],
+        seat=seat,
+        table=table_view(game) if table is None else table,
+        hand=tuple(sorted(game.hands[seat])),
+        legal=tuple(game.legal_actions(seat)),
+        chosen=game.chosen[seat],
     )
