@@ -115,6 +115,16 @@ class _Private:
     selection: tuple[int, Selection] | None = None
     ephemeral: _Editor | None = None
     dm: _Editor | None = None
+    # The `private_key` of the snapshot last asked about: a redraw queued for a snapshot
+    # asks again when it runs, and a click's answer again when it ends (`key_of`).
+    keyed: Snapshot | None = None
+    key: tuple[object, ...] = ()
+
+    def key_of(self, snapshot: Snapshot, seat: int) -> tuple[object, ...]:
+        """Give the seat's `private_key` in `snapshot`, worked out once per snapshot."""
+        if self.keyed is not snapshot:
+            self.keyed, self.key = snapshot, private_key(snapshot, seat)
+        return self.key
 
     def shown_in(self, in_dm: bool) -> _Shown:
         """Say what the DM (or the live ephemeral view) shows."""
@@ -141,6 +151,8 @@ class _TableState:
     dms: dict[int, MessageRef] = field(default_factory=dict)
     private: dict[int, _Private] = field(default_factory=dict)
     reminder: tuple[int, int] | None = None  # the seat reminded, the reminder's message
+    # What `Presenter.where` last said for the table: the language and names, and the text.
+    place: tuple[tuple[str, str | None, str | None], str] | None = None
     answering: set[Hashable] = field(default_factory=set)
     files: tuple[str, ...] | None = None
     posted_at: float = float("-inf")
@@ -160,9 +172,10 @@ class _TableState:
 # The turn of each interaction being answered: its first response is one call, a deferral
 # or the answer, never both (`bot.answers.acknowledged` defers through it). Kept while
 # someone holds or waits for it, as a weak value would be, without a weak reference made
-# and its callback run for every interaction. A `Turns` and not an `asyncio.Lock`: nearly
-# every interaction has one responder, who takes the free turn without a coroutine run.
-_responding: dict[int, Turns] = {}
+# and its callback run for every interaction. None while its one responder holds it: nearly
+# every interaction has one, who neither waits nor needs a `Turns` made (and dropped); a
+# second one makes it, and waits there.
+_responding: dict[int, Turns | None] = {}
 
 
 T = TypeVar("T")
@@ -195,15 +208,18 @@ async def first_response(
     the token instead, as after our own deferral.
     """
     key = interaction.id
-    turn = _responding.get(key)
-    if turn is None:
-        turn = _responding[key] = Turns(1)
-    if not turn.take():
-        try:
-            await turn.wait()
-        except asyncio.CancelledError:
-            _forget_turn(key, turn)
-            raise
+    if key not in _responding:
+        _responding[key] = None
+    else:
+        turn = _responding[key]
+        if turn is None:
+            turn = _responding[key] = Turns(0)  # its one place is held
+        if not turn.take():
+            try:
+                await turn.wait()
+            except asyncio.CancelledError:
+                _forget_turn(key, turn)
+                raise
     try:
         if not interaction.response.is_done():
             try:
@@ -217,8 +233,12 @@ async def first_response(
                 )
         return await then()
     finally:
-        turn.give()
-        _forget_turn(key, turn)
+        held = _responding[key]
+        if held is None:
+            del _responding[key]
+        else:
+            held.give()
+            _forget_turn(key, held)
 
 
 def _forget_turn(key: int, turn: Turns) -> None:
@@ -503,7 +523,7 @@ class Presenter:
             await edit_answer(interaction, rendered, before)
         else:
             await send_answer(interaction, rendered, ephemeral=True)
-        shown = _Shown(private_key(snapshot, seat), rendered.file_keys)
+        shown = _Shown(private.key_of(snapshot, seat), rendered.file_keys)
         private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
@@ -528,7 +548,7 @@ class Presenter:
         await edit_components(
             interaction, private_view_components(snapshot, seat, locale, selection)
         )
-        shown = _Shown(private_key(snapshot, seat), private.shown_in(in_dm).files)
+        shown = _Shown(private.key_of(snapshot, seat), private.shown_in(in_dm).files)
         private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
@@ -675,7 +695,16 @@ class Presenter:
         # The table's channel is one of its server's: looked up there, not in every server the
         # bot is in (`Client.get_channel` walks them all, for every private view drawn).
         channel = guild.get_channel_or_thread(snapshot.channel_id) if guild else None
-        return t(
+        names = (
+            locale,
+            channel.name if channel is not None else None,
+            guild.name if guild else None,
+        )
+        # Kept per table, as long as the names and language it was said for stay the same.
+        state = self.tables.get(snapshot.id)
+        if state is not None and state.place is not None and state.place[0] == names:
+            return state.place[1]
+        text = t(
             "Table {id} in #{channel} on {guild}",
             locale,
             id=snapshot.id,
@@ -683,6 +712,9 @@ class Presenter:
             channel=plain(channel.name) if channel is not None else snapshot.channel_id,
             guild=plain(guild.name) if guild else snapshot.guild_id,
         )
+        if state is not None:
+            state.place = (names, text)
+        return text
 
     def _render_table(self, snapshot: Snapshot) -> Rendered:
         """Draw a table message in the table's language, with its game's rating changes."""
@@ -742,7 +774,7 @@ class Presenter:
         if snapshot.public is None:
             return  # no cards were ever dealt here
         private = state.private_of(seat)
-        key = private_key(snapshot, seat)
+        key = private.key_of(snapshot, seat)
         table_id = snapshot.id
         dm = state.dms.get(user_id)
         # A table's end is shown in the DMs it has; it starts no new DM conversation.
@@ -767,7 +799,7 @@ class Presenter:
         snapshot = state.latest
         user_id = snapshot.seats[seat].user_id
         private = state.private_of(seat)
-        key = private_key(snapshot, seat)
+        key = private.key_of(snapshot, seat)
         ref = state.dms.get(user_id)
         busy = ("seat", user_id) in state.answering
         if busy or private.dm_shown.key == key or (ref and ref.dm_closed):
@@ -840,7 +872,7 @@ class Presenter:
         if private is None or ("seat", user_id) in state.answering:
             return False
         editor = self._live(private.ephemeral)
-        key = private_key(snapshot, seat)
+        key = private.key_of(snapshot, seat)
         if editor is None or private.eph_shown.key == key:
             private.ephemeral = editor
             self._drop_if_closed(state)
@@ -996,13 +1028,15 @@ class Presenter:
         if state.message is not None and state.inputs != self._table_inputs(snapshot):
             return
         for seat in snapshot.humans() if snapshot.public is not None else []:
-            private = state.private.get(seat)
             ref = state.dms.get(snapshot.seats[seat].user_id)
-            key = private_key(snapshot, seat)
-            dm_done = (ref is None or ref.dm_closed) or (
-                private is not None and private.dm_shown.key == key
-            )
-            eph_done = private is None or private.ephemeral is None or private.eph_shown.key == key
+            private = state.private.get(seat)
+            if private is None:
+                if ref is None or ref.dm_closed:
+                    continue
+                return
+            key = private.key_of(snapshot, seat)
+            dm_done = ref is None or ref.dm_closed or private.dm_shown.key == key
+            eph_done = private.ephemeral is None or private.eph_shown.key == key
             if not (dm_done and eph_done):
                 return
         self.tables.pop(snapshot.id, None)
