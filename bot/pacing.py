@@ -218,8 +218,11 @@ class Pacer:
                 if len(state.writes) >= self.limit:
                     await self.sleep(self.window - (now - state.writes[0]))
                     continue
-                # The oldest urgent job first; the others when no urgent one waits.
-                slot = next((s for s, p in state.pending.items() if p.urgent), None)
+                # The oldest urgent job first; the others when no urgent one waits. A lone job
+                # (a member's DM bucket holds one) is not looked through for that.
+                slot = None
+                if len(state.pending) > 1:
+                    slot = next((s for s, p in state.pending.items() if p.urgent), None)
                 if slot is None:
                     slot = next(iter(state.pending))
                 if state.pending[slot].gated and not state.holding:

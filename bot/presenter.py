@@ -251,21 +251,25 @@ async def acknowledged_already() -> None:
     """Leave an interaction as it is: it was acknowledged (here, or by another process)."""
 
 
-async def edit_answer(
+def edit_answer(
     interaction: discord.Interaction, rendered: Rendered, shown: tuple[str, ...] | None
-) -> None:
+) -> Coroutine[Any, Any, None]:
     """Answer a click by editing its message (after a deferral: through the interaction)."""
     kwargs = rendered.edit_kwargs(shown)
-    await first_response(
+    # Returned unawaited: no frame of its own for every resumption of the request to pass.
+    return first_response(
         interaction,
         lambda: update_message(interaction, **kwargs),
         lambda: _Editor.of(interaction, 0.0).edit(**kwargs),
     )
 
 
-async def edit_components(interaction: discord.Interaction, view: Components) -> None:
+def edit_components(
+    interaction: discord.Interaction, view: Components
+) -> Coroutine[Any, Any, None]:
     """Answer a click by replacing its message's components alone: the rest stays as shown."""
-    await first_response(
+    # Returned unawaited, as `edit_answer`.
+    return first_response(
         interaction,
         lambda: update_message(interaction, view=view),
         lambda: _Editor.of(interaction, 0.0).edit(view=view),
@@ -750,7 +754,8 @@ class Presenter:
 
     def _seat_locale(self, snapshot: Snapshot, seat: int) -> str:
         """Say the language of a seat's private views: its member's, else the table's."""
-        return self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
+        # The table's language is looked up only for a member not heard from.
+        return self.member_locales.get(snapshot.seats[seat].user_id) or self.locale(snapshot)
 
     def _render_private(
         self, state: _TableState, snapshot: Snapshot, seat: int, *, in_channel: bool = False
