@@ -778,9 +778,11 @@ class Presenter:
             return
         if snapshot.public is None:
             return  # no cards were ever dealt here
-        private = state.private_of(seat)
-        # `key_of` inline: every human seat of every outcome comes through here, mostly with
-        # a snapshot not keyed yet.
+        # `private_of` and `key_of` inline: every human seat of every outcome comes through
+        # here, mostly with a snapshot not keyed yet.
+        private = state.private.get(seat)
+        if private is None:
+            private = state.private[seat] = _Private()
         if private.keyed is not snapshot:
             private.keyed, private.key = snapshot, private_key(snapshot, seat)
         key = private.key
