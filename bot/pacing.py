@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 import heapq
 import logging
 import time
@@ -53,27 +52,31 @@ class Superseded(Exception):
     """A newer job took a running job's slot before its write went: the write is dropped."""
 
 
-# The check of the job running in this task, when a pacer runs one (`check_current`).
-_running: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+@dataclass(slots=True)
+class _Pending:
+    job: Job
+    urgent: bool
+    number: int
+    # Its (bucket, slot), and its pacer's newest job number of each: what `check_current`
+    # reads, so running a job makes no check of its own.
+    key: tuple[Hashable, Hashable]
+    newest: dict[tuple[Hashable, Hashable], int]
+    gated: bool = False
+    refused: Refused | None = None
+    tries: int = 0
+
+
+# The job running in this task, when a pacer runs one (`check_current`).
+_running: contextvars.ContextVar[_Pending | None] = contextvars.ContextVar(
     "paced_job", default=None
 )
 
 
 def check_current() -> None:
     """Raise `Superseded` if the paced job running here has a newer job for its slot."""
-    check = _running.get()
-    if check is not None:
-        check()
-
-
-@dataclass(slots=True)
-class _Pending:
-    job: Job
-    urgent: bool
-    number: int
-    gated: bool = False
-    refused: Refused | None = None
-    tries: int = 0
+    pending = _running.get()
+    if pending is not None and pending.newest.get(pending.key) != pending.number:
+        raise Superseded
 
 
 @dataclass(slots=True)
@@ -147,7 +150,7 @@ class Pacer:
         self._numbers += 1
         key = (bucket, slot)
         self._newest[key] = self._numbers
-        pending = _Pending(job, urgent, self._numbers, gated, refused)
+        pending = _Pending(job, urgent, self._numbers, key, self._newest, gated, refused)
         if after <= 0:
             self._held.pop(key, None)  # overtaken while held
             self._queue(bucket, slot, pending)
@@ -200,7 +203,8 @@ class Pacer:
             self._start(bucket, state)
 
     def _start(self, bucket: Hashable, state: _Bucket) -> None:
-        state.worker = asyncio.create_task(self._drain(bucket, state), name=f"pacer-{bucket}")
+        # One name for all workers: a bucket's name written into each cost more than its task.
+        state.worker = asyncio.create_task(self._drain(bucket, state), name="pacer")
 
     async def _drain(self, bucket: Hashable, state: _Bucket) -> None:
         """Run a bucket's queued jobs within its limit, then let the bucket go."""
@@ -214,8 +218,11 @@ class Pacer:
                 if len(state.writes) >= self.limit:
                     await self.sleep(self.window - (now - state.writes[0]))
                     continue
-                # The oldest urgent job first; the others when no urgent one waits.
-                slot = next((s for s, p in state.pending.items() if p.urgent), None)
+                # The oldest urgent job first; the others when no urgent one waits. A lone job
+                # (a member's DM bucket holds one) is not looked through for that.
+                slot = None
+                if len(state.pending) > 1:
+                    slot = next((s for s, p in state.pending.items() if p.urgent), None)
                 if slot is None:
                     slot = next(iter(state.pending))
                 if state.pending[slot].gated and not state.holding:
@@ -227,7 +234,7 @@ class Pacer:
                     self._gate_used += 1
                     state.holding = True
                 pending = state.pending.pop(slot)
-                running = _running.set(functools.partial(self._check, bucket, slot, pending))
+                running = _running.set(pending)
                 try:
                     try:
                         wrote = await pending.job()
@@ -244,9 +251,9 @@ class Pacer:
                         self._retry(bucket, slot, pending, after)
                     else:
                         log.exception("a paced write to %s failed", bucket)
-                        self._done(bucket, slot, pending)
+                        self._done(pending)
                 else:
-                    self._done(bucket, slot, pending)
+                    self._done(pending)
                 if wrote:
                     state.writes.append(self.clock())
         finally:
@@ -300,28 +307,23 @@ class Pacer:
         if self._buckets.get(bucket) is state and not state.pending and state.worker is None:
             del self._buckets[bucket]
 
-    def _check(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
-        """Raise `Superseded` if a newer job took the slot of a running one."""
-        if self._newest.get((bucket, slot)) != pending.number:
-            raise Superseded
-
-    def _done(self, bucket: Hashable, slot: Hashable, pending: _Pending) -> None:
+    def _done(self, pending: _Pending) -> None:
         """Forget a slot whose newest job has run."""
-        if self._newest.get((bucket, slot)) == pending.number:
-            del self._newest[(bucket, slot)]
+        if self._newest.get(pending.key) == pending.number:
+            del self._newest[pending.key]
 
     def _retry(self, bucket: Hashable, slot: Hashable, pending: _Pending, after: float) -> None:
         """Run a refused job again after a while, unless its slot got a newer job meanwhile."""
         pending.tries += 1
         if pending.tries > MAX_RETRIES:
             log.error("a paced write to %s was refused %d times; given up", bucket, pending.tries)
-            self._done(bucket, slot, pending)
+            self._done(pending)
             return
         delay = min(MAX_BACKOFF, max(after, 0.5 * 2**pending.tries))
 
         async def later() -> None:
             await self.sleep(delay)
-            if self._newest.get((bucket, slot)) == pending.number:
+            if self._newest.get(pending.key) == pending.number:
                 self._queue(bucket, slot, pending)
 
         task = asyncio.create_task(later())

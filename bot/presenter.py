@@ -115,6 +115,16 @@ class _Private:
     selection: tuple[int, Selection] | None = None
     ephemeral: _Editor | None = None
     dm: _Editor | None = None
+    # The `private_key` of the snapshot last asked about: a redraw queued for a snapshot
+    # asks again when it runs, and a click's answer again when it ends (`key_of`).
+    keyed: Snapshot | None = None
+    key: tuple[object, ...] = ()
+
+    def key_of(self, snapshot: Snapshot, seat: int) -> tuple[object, ...]:
+        """Give the seat's `private_key` in `snapshot`, worked out once per snapshot."""
+        if self.keyed is not snapshot:
+            self.keyed, self.key = snapshot, private_key(snapshot, seat)
+        return self.key
 
     def shown_in(self, in_dm: bool) -> _Shown:
         """Say what the DM (or the live ephemeral view) shows."""
@@ -141,6 +151,8 @@ class _TableState:
     dms: dict[int, MessageRef] = field(default_factory=dict)
     private: dict[int, _Private] = field(default_factory=dict)
     reminder: tuple[int, int] | None = None  # the seat reminded, the reminder's message
+    # What `Presenter.where` last said for the table: the language and names, and the text.
+    place: tuple[tuple[str, str | None, str | None], str] | None = None
     answering: set[Hashable] = field(default_factory=set)
     files: tuple[str, ...] | None = None
     posted_at: float = float("-inf")
@@ -160,9 +172,10 @@ class _TableState:
 # The turn of each interaction being answered: its first response is one call, a deferral
 # or the answer, never both (`bot.answers.acknowledged` defers through it). Kept while
 # someone holds or waits for it, as a weak value would be, without a weak reference made
-# and its callback run for every interaction. A `Turns` and not an `asyncio.Lock`: nearly
-# every interaction has one responder, who takes the free turn without a coroutine run.
-_responding: dict[int, Turns] = {}
+# and its callback run for every interaction. None while its one responder holds it: nearly
+# every interaction has one, who neither waits nor needs a `Turns` made (and dropped); a
+# second one makes it, and waits there.
+_responding: dict[int, Turns | None] = {}
 
 
 T = TypeVar("T")
@@ -195,15 +208,18 @@ async def first_response(
     the token instead, as after our own deferral.
     """
     key = interaction.id
-    turn = _responding.get(key)
-    if turn is None:
-        turn = _responding[key] = Turns(1)
-    if not turn.take():
-        try:
-            await turn.wait()
-        except asyncio.CancelledError:
-            _forget_turn(key, turn)
-            raise
+    if key not in _responding:
+        _responding[key] = None
+    else:
+        turn = _responding[key]
+        if turn is None:
+            turn = _responding[key] = Turns(0)  # its one place is held
+        if not turn.take():
+            try:
+                await turn.wait()
+            except asyncio.CancelledError:
+                _forget_turn(key, turn)
+                raise
     try:
         if not interaction.response.is_done():
             try:
@@ -217,8 +233,12 @@ async def first_response(
                 )
         return await then()
     finally:
-        turn.give()
-        _forget_turn(key, turn)
+        held = _responding[key]
+        if held is None:
+            del _responding[key]
+        else:
+            held.give()
+            _forget_turn(key, held)
 
 
 def _forget_turn(key: int, turn: Turns) -> None:
@@ -231,21 +251,25 @@ async def acknowledged_already() -> None:
     """Leave an interaction as it is: it was acknowledged (here, or by another process)."""
 
 
-async def edit_answer(
+def edit_answer(
     interaction: discord.Interaction, rendered: Rendered, shown: tuple[str, ...] | None
-) -> None:
+) -> Coroutine[Any, Any, None]:
     """Answer a click by editing its message (after a deferral: through the interaction)."""
     kwargs = rendered.edit_kwargs(shown)
-    await first_response(
+    # Returned unawaited: no frame of its own for every resumption of the request to pass.
+    return first_response(
         interaction,
         lambda: update_message(interaction, **kwargs),
         lambda: _Editor.of(interaction, 0.0).edit(**kwargs),
     )
 
 
-async def edit_components(interaction: discord.Interaction, view: Components) -> None:
+def edit_components(
+    interaction: discord.Interaction, view: Components
+) -> Coroutine[Any, Any, None]:
     """Answer a click by replacing its message's components alone: the rest stays as shown."""
-    await first_response(
+    # Returned unawaited, as `edit_answer`.
+    return first_response(
         interaction,
         lambda: update_message(interaction, view=view),
         lambda: _Editor.of(interaction, 0.0).edit(view=view),
@@ -503,7 +527,7 @@ class Presenter:
             await edit_answer(interaction, rendered, before)
         else:
             await send_answer(interaction, rendered, ephemeral=True)
-        shown = _Shown(private_key(snapshot, seat), rendered.file_keys)
+        shown = _Shown(private.key_of(snapshot, seat), rendered.file_keys)
         private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
@@ -528,7 +552,7 @@ class Presenter:
         await edit_components(
             interaction, private_view_components(snapshot, seat, locale, selection)
         )
-        shown = _Shown(private_key(snapshot, seat), private.shown_in(in_dm).files)
+        shown = _Shown(private.key_of(snapshot, seat), private.shown_in(in_dm).files)
         private.answered(_Editor.of(interaction, self.clock()), in_dm, shown)
         self._drop_if_closed(state)
 
@@ -675,7 +699,16 @@ class Presenter:
         # The table's channel is one of its server's: looked up there, not in every server the
         # bot is in (`Client.get_channel` walks them all, for every private view drawn).
         channel = guild.get_channel_or_thread(snapshot.channel_id) if guild else None
-        return t(
+        names = (
+            locale,
+            channel.name if channel is not None else None,
+            guild.name if guild else None,
+        )
+        # Kept per table, as long as the names and language it was said for stay the same.
+        state = self.tables.get(snapshot.id)
+        if state is not None and state.place is not None and state.place[0] == names:
+            return state.place[1]
+        text = t(
             "Table {id} in #{channel} on {guild}",
             locale,
             id=snapshot.id,
@@ -683,6 +716,9 @@ class Presenter:
             channel=plain(channel.name) if channel is not None else snapshot.channel_id,
             guild=plain(guild.name) if guild else snapshot.guild_id,
         )
+        if state is not None:
+            state.place = (names, text)
+        return text
 
     def _render_table(self, snapshot: Snapshot) -> Rendered:
         """Draw a table message in the table's language, with its game's rating changes."""
@@ -718,7 +754,8 @@ class Presenter:
 
     def _seat_locale(self, snapshot: Snapshot, seat: int) -> str:
         """Say the language of a seat's private views: its member's, else the table's."""
-        return self.member_locales.get(snapshot.seats[seat].user_id, self.locale(snapshot))
+        # The table's language is looked up only for a member not heard from.
+        return self.member_locales.get(snapshot.seats[seat].user_id) or self.locale(snapshot)
 
     def _render_private(
         self, state: _TableState, snapshot: Snapshot, seat: int, *, in_channel: bool = False
@@ -741,8 +778,14 @@ class Presenter:
             return
         if snapshot.public is None:
             return  # no cards were ever dealt here
-        private = state.private_of(seat)
-        key = private_key(snapshot, seat)
+        # `private_of` and `key_of` inline: every human seat of every outcome comes through
+        # here, mostly with a snapshot not keyed yet.
+        private = state.private.get(seat)
+        if private is None:
+            private = state.private[seat] = _Private()
+        if private.keyed is not snapshot:
+            private.keyed, private.key = snapshot, private_key(snapshot, seat)
+        key = private.key
         table_id = snapshot.id
         dm = state.dms.get(user_id)
         # A table's end is shown in the DMs it has; it starts no new DM conversation.
@@ -767,7 +810,7 @@ class Presenter:
         snapshot = state.latest
         user_id = snapshot.seats[seat].user_id
         private = state.private_of(seat)
-        key = private_key(snapshot, seat)
+        key = private.key_of(snapshot, seat)
         ref = state.dms.get(user_id)
         busy = ("seat", user_id) in state.answering
         if busy or private.dm_shown.key == key or (ref and ref.dm_closed):
@@ -840,7 +883,7 @@ class Presenter:
         if private is None or ("seat", user_id) in state.answering:
             return False
         editor = self._live(private.ephemeral)
-        key = private_key(snapshot, seat)
+        key = private.key_of(snapshot, seat)
         if editor is None or private.eph_shown.key == key:
             private.ephemeral = editor
             self._drop_if_closed(state)
@@ -967,8 +1010,11 @@ class Presenter:
 
     def _newest(self, snapshot: Snapshot) -> _TableState:
         """Give a table's state with `snapshot` as its latest, unless a newer one is known."""
-        state = self._state(snapshot)
-        if snapshot.version >= state.latest.version:
+        # `_state` inline: every click's answer and every outcome comes through here.
+        state = self.tables.get(snapshot.id)
+        if state is None:
+            state = self.tables[snapshot.id] = _TableState(snapshot)
+        elif snapshot.version >= state.latest.version:
             state.latest = snapshot
         return state
 
@@ -996,13 +1042,15 @@ class Presenter:
         if state.message is not None and state.inputs != self._table_inputs(snapshot):
             return
         for seat in snapshot.humans() if snapshot.public is not None else []:
-            private = state.private.get(seat)
             ref = state.dms.get(snapshot.seats[seat].user_id)
-            key = private_key(snapshot, seat)
-            dm_done = (ref is None or ref.dm_closed) or (
-                private is not None and private.dm_shown.key == key
-            )
-            eph_done = private is None or private.ephemeral is None or private.eph_shown.key == key
+            private = state.private.get(seat)
+            if private is None:
+                if ref is None or ref.dm_closed:
+                    continue
+                return
+            key = private.key_of(snapshot, seat)
+            dm_done = ref is None or ref.dm_closed or private.dm_shown.key == key
+            eph_done = private.ephemeral is None or private.eph_shown.key == key
             if not (dm_done and eph_done):
                 return
         self.tables.pop(snapshot.id, None)

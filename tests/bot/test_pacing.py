@@ -167,7 +167,7 @@ async def test_gated_jobs_run_at_most_gate_limit_at_once_the_others_wait_without
     # The gate is full, yet a job that is not gated went through.
     assert (running, runs) == (2, ["edit"])
     # The buckets waiting for a place hold no task.
-    tasks = [task for task in asyncio.all_tasks() if task.get_name().startswith("pacer-")]
+    tasks = [task for task in asyncio.all_tasks() if task.get_name() == "pacer"]
     assert len(tasks) == 2
     release.set()
     await pacer.idle()

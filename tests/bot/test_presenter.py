@@ -11,6 +11,7 @@ import pytest
 from discord.http import HTTPClient
 
 from bot import presenter as presenter_module
+from bot.i18n import t
 from bot.pacing import Pacer, check_current
 from bot.presenter import Presenter, _Editor, first_response, private_key
 from bot.rendering import Rendered, render_table
@@ -72,6 +73,19 @@ def test_a_private_view_changes_with_the_members_own_cards_and_turn_only() -> No
     assert private_key(after, bystander) == private_key(before, bystander)  # nothing of theirs
 
 
+def test_a_seats_key_is_worked_out_again_for_each_newer_snapshot() -> None:
+    table = dealt()
+    game = table.game
+    assert game is not None
+    before = snapshot(table)
+    private = presenter_module._Private()
+    assert private.key_of(before, 0) == private_key(before, 0)
+    game.apply(game.legal_actions(0)[-1])  # Ready
+    after = snapshot(table)
+    assert private_key(after, 0) != private_key(before, 0)
+    assert private.key_of(after, 0) == private_key(after, 0)
+
+
 async def test_a_write_discord_refuses_for_now_is_tried_again_with_the_newest_state() -> None:
     presenter = Presenter(discord.Client(intents=discord.Intents.none()), Pacer(limit=10))
     calls: list[int] = []
@@ -117,6 +131,23 @@ def test_a_private_view_names_its_channel_as_the_tables_server_knows_it() -> Non
     assert presenter.where(shown, "en") == "Table ab12 in #games on Sandbox"
     channels.clear()  # a channel the bot does not see (yet): its id
     assert presenter.where(shown, "en") == "Table ab12 in #2 on Sandbox"
+
+
+def test_a_kept_tables_place_follows_its_channels_name_and_the_language_asked_for() -> None:
+    channel = SimpleNamespace(name="games")
+    guild = SimpleNamespace(name="Sandbox", get_channel_or_thread={2: channel}.get)
+    client = SimpleNamespace(get_guild={1: guild}.get)
+    presenter = Presenter(client, Pacer())  # type: ignore[arg-type]
+    shown = snapshot(dealt())
+    presenter._state(shown)
+    assert presenter.where(shown, "en") == "Table ab12 in #games on Sandbox"
+    channel.name = "cards"  # renamed while the table is kept
+    assert presenter.where(shown, "en") == "Table ab12 in #cards on Sandbox"
+    guild.name = "Club"
+    assert presenter.where(shown, "en") == "Table ab12 in #cards on Club"
+    assert presenter.where(shown, "de") == t("Table {id} in #{channel} on {guild}", "de").format(
+        id="ab12", channel="cards", guild="Club"
+    )
 
 
 def test_a_private_view_shows_its_servers_and_threads_names_as_plain_text() -> None:
