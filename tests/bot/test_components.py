@@ -157,6 +157,10 @@ def test_a_custom_id_its_template_would_not_read_back_is_refused(
 ) -> None:
     with pytest.raises(ValueError):
         custom_ids.encode(table_id, version, "play", arg)
+    # A view's components begin with one prefix, refused for the same table and version.
+    if arg is None:
+        with pytest.raises(ValueError):
+            custom_ids.prefix(table_id, version)
 
 
 @pytest.mark.parametrize(
@@ -176,6 +180,7 @@ def test_every_custom_id_encoded_reads_back_through_its_template(
 
 def test_custom_ids_are_encoded_within_discords_limit_and_never_name_a_card() -> None:
     assert custom_ids.encode("ab12", 3, "swap", "1.2") == "sh:ab12:3:swap:1.2"
+    assert custom_ids.prefix("ab12", 3) + "swap:1.2" == "sh:ab12:3:swap:1.2"
     with pytest.raises(ValueError):
         custom_ids.encode("ab12", 3, "play", "10H")
     with pytest.raises(ValueError):
