@@ -393,31 +393,33 @@ class HintButton(
         await answers_of(interaction).hint(interaction, self.table_id, self.version)
 
 
-class _Menu(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"sh:menu:never"):
-    """A select menu of the scheme: the picked options arrive with the click."""
+def select(
+    custom_id: str,
+    placeholder: str,
+    options: list[discord.SelectOption],
+    *,
+    row: int | None,
+    count: int = 1,
+) -> discord.ui.Select[Any]:
+    """Make a select menu with a custom_id, its labels within Discord's lengths."""
+    for option in options:
+        option.label = clip(option.label, OPTION_LABEL)
+    return discord.ui.Select(
+        custom_id=custom_id,
+        placeholder=clip(placeholder, PLACEHOLDER),
+        options=options or [discord.SelectOption(label="-", value="0")],
+        min_values=count,
+        max_values=count,
+        row=row,
+    )
 
-    def __init__(
-        self,
-        custom_id: str,
-        placeholder: str,
-        options: list[discord.SelectOption],
-        *,
-        row: int | None,
-        count: int = 1,
-        clicked: discord.ui.Item[Any] | None = None,
-    ) -> None:
-        if clicked is None:
-            for option in options:
-                option.label = clip(option.label, OPTION_LABEL)
-            clicked = discord.ui.Select(
-                custom_id=custom_id,
-                placeholder=clip(placeholder, PLACEHOLDER),
-                options=options or [discord.SelectOption(label="-", value="0")],
-                min_values=count,
-                max_values=count,
-                row=row,
-            )
-        super().__init__(clicked)
+
+class _Menu(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"sh:menu:never"):
+    """A select menu of the scheme: the picked options arrive with the click.
+
+    A clicked menu wraps what came with the click; its custom_id is written only for a menu
+    made to be sent (a click's was read already, by the template that chose the class).
+    """
 
 
 class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
@@ -434,8 +436,10 @@ class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, "sel", str(part))
-        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, "sel", str(part))
+            clicked = select(custom_id, placeholder, options or [], row=row)
+        super().__init__(clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod
@@ -469,9 +473,10 @@ class SwapMenu(_Menu, template=custom_ids.template(SWAP_MENU_VERBS, ARG)):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        arg = None if other is None else str(other)
-        custom_id = custom_id_of(table_id, version, verb, arg)
-        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, verb, None if other is None else str(other))
+            clicked = select(custom_id, placeholder, options or [], row=row)
+        super().__init__(clicked)
         self.table_id, self.version, self.verb, self.other = table_id, version, verb, other
 
     @classmethod
@@ -508,10 +513,10 @@ class ChooseMenu(_Menu, template=custom_ids.template(("choose",))):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, "choose")
-        super().__init__(
-            custom_id, placeholder, options or [], row=row, count=count, clicked=clicked
-        )
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, "choose")
+            clicked = select(custom_id, placeholder, options or [], row=row, count=count)
+        super().__init__(clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod
@@ -541,8 +546,10 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, "stack")
-        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, "stack")
+            clicked = select(custom_id, placeholder, options or [], row=row)
+        super().__init__(clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod
