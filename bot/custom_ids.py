@@ -73,4 +73,7 @@ def numbers(arg: str | None) -> tuple[int, ...]:
     """Read an argument of dot-separated indexes (empty when there is none)."""
     if not arg:
         return ()
+    # Most arguments are one index (a play, a pick-up, a menu's part): read without a split.
+    if "." not in arg:
+        return (int(arg),)
     return tuple(int(part) for part in arg.split(".") if part)

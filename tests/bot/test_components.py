@@ -254,3 +254,11 @@ async def test_a_click_is_parsed_around_what_it_names(custom_id: str, kind: int)
     assert [getattr(item, name) for name in vars(item) if name != "item"] == [
         getattr(drawn, name) for name in vars(drawn) if name != "item"
     ]
+
+
+@pytest.mark.parametrize(
+    ("arg", "values"),
+    [(None, ()), ("", ()), ("7", (7,)), ("007", (7,)), ("1.2", (1, 2)), ("1..2.", (1, 2))],
+)
+def test_an_argument_reads_as_its_indexes(arg: str | None, values: tuple[int, ...]) -> None:
+    assert custom_ids.numbers(arg) == values
