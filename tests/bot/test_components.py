@@ -262,3 +262,32 @@ async def test_a_click_is_parsed_around_what_it_names(custom_id: str, kind: int)
 )
 def test_an_argument_reads_as_its_indexes(arg: str | None, values: tuple[int, ...]) -> None:
     assert custom_ids.numbers(arg) == values
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "kind"),
+    [
+        ("sh:ab12:0:join", 2),
+        ("sh:ab12:0:hand", 2),
+        ("sh:ab12:7:play:3", 2),
+        ("sh:ab12:7:hint", 2),
+        ("sh:ab12:7:sel:1", 3),
+        ("sh:ab12:7:swf:2", 3),
+        ("sh:ab12:7:choose", 3),
+        ("sh:ab12:7:stack", 3),
+    ],
+)
+async def test_a_click_wraps_the_component_it_came_from_as_discord_py_would(
+    custom_id: str, kind: int
+) -> None:
+    factory = kind_of(custom_id)
+    assert factory is not None
+    match = re.fullmatch(factory.__discord_ui_compiled_template__, custom_id)
+    clicked = Clicked(custom_id, kind)
+    item = await factory.from_custom_id(None, clicked, match)
+    # What `DynamicItem.__init__` would have made of it (discord.py 2.7.1): the item kept, in
+    # no view and no row yet, its custom_id and type the click's, dispatched by custom_id.
+    assert item.item is clicked
+    assert (item.view, item.row, item._rendered_row) == (None, None, None)
+    assert (item.custom_id, item.type.value) == (custom_id, kind)
+    assert item.is_dispatchable() and item.template.match(item.custom_id)
