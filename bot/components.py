@@ -228,6 +228,17 @@ class Clicked(discord.ui.Item[Any]):
         return True
 
 
+def wrap_clicked(dynamic: discord.ui.DynamicItem[Any], clicked: discord.ui.Item[Any]) -> None:
+    """Wrap the component a click came from, as `DynamicItem.__init__` would."""
+    # discord.py 2.7.1's `DynamicItem.__init__` runs `Item.__init__`, keeps the item, then
+    # checks that it is dispatchable and matches its custom_id against the template again.
+    # A clicked component has a custom_id, and the template matched it already: that match
+    # chose the class whose `from_custom_id` passes `clicked` (`bot.dispatch`, discord.py's
+    # `dispatch_dynamic_items`), so the checks are left out here, once per click.
+    super(discord.ui.DynamicItem, dynamic).__init__()  # type: ignore[no-untyped-call]
+    dynamic.item = clicked
+
+
 def _button(item: discord.ui.Item[Any] | None) -> discord.ui.Item[Any] | None:
     """Take the clicked button as it came, to parse a click without building another."""
     return item if isinstance(item, discord.ui.Button | Clicked) else None
@@ -257,8 +268,9 @@ class LobbyButton(
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, 0, verb, arg)
-            clicked = button(custom_id, label, style, row=row, disabled=False)
-        super().__init__(clicked)
+            super().__init__(button(custom_id, label, style, row=row, disabled=False))
+        else:
+            wrap_clicked(self, clicked)
         values = _values(arg)
         self.table_id = table_id
         self.intent = None if values is None else lobby_intent(verb, values)
@@ -293,8 +305,9 @@ class TableButton(
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, 0, verb)
-            clicked = button(custom_id, label, style, row=row, disabled=False)
-        super().__init__(clicked)
+            super().__init__(button(custom_id, label, style, row=row, disabled=False))
+        else:
+            wrap_clicked(self, clicked)
         self.table_id, self.verb = table_id, verb
 
     @classmethod
@@ -339,8 +352,9 @@ class MoveButton(
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, version, verb, arg)
-            clicked = button(custom_id, label, style, row=row, disabled=disabled)
-        super().__init__(clicked)
+            super().__init__(button(custom_id, label, style, row=row, disabled=disabled))
+        else:
+            wrap_clicked(self, clicked)
         values = _values(arg)
         self.table_id = table_id
         self.version = version
@@ -376,8 +390,9 @@ class HintButton(
     ) -> None:
         if clicked is None:
             custom_id = custom_id_of(table_id, version, "hint")
-            clicked = button(custom_id, label, Style.secondary, row=row, disabled=False)
-        super().__init__(clicked)
+            super().__init__(button(custom_id, label, Style.secondary, row=row, disabled=False))
+        else:
+            wrap_clicked(self, clicked)
         self.table_id = table_id
         self.version = version
 
@@ -393,31 +408,33 @@ class HintButton(
         await answers_of(interaction).hint(interaction, self.table_id, self.version)
 
 
-class _Menu(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"sh:menu:never"):
-    """A select menu of the scheme: the picked options arrive with the click."""
+def select(
+    custom_id: str,
+    placeholder: str,
+    options: list[discord.SelectOption],
+    *,
+    row: int | None,
+    count: int = 1,
+) -> discord.ui.Select[Any]:
+    """Make a select menu with a custom_id, its labels within Discord's lengths."""
+    for option in options:
+        option.label = clip(option.label, OPTION_LABEL)
+    return discord.ui.Select(
+        custom_id=custom_id,
+        placeholder=clip(placeholder, PLACEHOLDER),
+        options=options or [discord.SelectOption(label="-", value="0")],
+        min_values=count,
+        max_values=count,
+        row=row,
+    )
 
-    def __init__(
-        self,
-        custom_id: str,
-        placeholder: str,
-        options: list[discord.SelectOption],
-        *,
-        row: int | None,
-        count: int = 1,
-        clicked: discord.ui.Item[Any] | None = None,
-    ) -> None:
-        if clicked is None:
-            for option in options:
-                option.label = clip(option.label, OPTION_LABEL)
-            clicked = discord.ui.Select(
-                custom_id=custom_id,
-                placeholder=clip(placeholder, PLACEHOLDER),
-                options=options or [discord.SelectOption(label="-", value="0")],
-                min_values=count,
-                max_values=count,
-                row=row,
-            )
-        super().__init__(clicked)
+
+class _Menu(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"sh:menu:never"):
+    """A select menu of the scheme: the picked options arrive with the click.
+
+    A clicked menu wraps what came with the click; its custom_id is written only for a menu
+    made to be sent (a click's was read already, by the template that chose the class).
+    """
 
 
 class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
@@ -434,8 +451,11 @@ class PlayMenu(_Menu, template=custom_ids.template(("sel",), ARG)):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, "sel", str(part))
-        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, "sel", str(part))
+            super().__init__(select(custom_id, placeholder, options or [], row=row))
+        else:
+            wrap_clicked(self, clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod
@@ -469,9 +489,11 @@ class SwapMenu(_Menu, template=custom_ids.template(SWAP_MENU_VERBS, ARG)):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        arg = None if other is None else str(other)
-        custom_id = custom_id_of(table_id, version, verb, arg)
-        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, verb, None if other is None else str(other))
+            super().__init__(select(custom_id, placeholder, options or [], row=row))
+        else:
+            wrap_clicked(self, clicked)
         self.table_id, self.version, self.verb, self.other = table_id, version, verb, other
 
     @classmethod
@@ -508,10 +530,11 @@ class ChooseMenu(_Menu, template=custom_ids.template(("choose",))):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, "choose")
-        super().__init__(
-            custom_id, placeholder, options or [], row=row, count=count, clicked=clicked
-        )
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, "choose")
+            super().__init__(select(custom_id, placeholder, options or [], row=row, count=count))
+        else:
+            wrap_clicked(self, clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod
@@ -541,8 +564,11 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
         row: int | None = None,
         clicked: discord.ui.Item[Any] | None = None,
     ) -> None:
-        custom_id = custom_id_of(table_id, version, "stack")
-        super().__init__(custom_id, placeholder, options or [], row=row, clicked=clicked)
+        if clicked is None:
+            custom_id = custom_id_of(table_id, version, "stack")
+            super().__init__(select(custom_id, placeholder, options or [], row=row))
+        else:
+            wrap_clicked(self, clicked)
         self.table_id, self.version = table_id, version
 
     @classmethod

@@ -32,20 +32,23 @@ def template(verbs: tuple[str, ...], arg: str | None = None) -> str:
 
 def encode(table_id: str, version: int, verb: str, arg: str | None = None) -> str:
     """Write a custom_id of the scheme."""
-    text = f"{PREFIX}:{table_id}:{version}:{verb}"
+    text = prefix(table_id, version) + verb
     if arg is not None:
         text += f":{arg}"
     # The parts checked one by one, as the template reads each back (the verb is read as
-    # itself); a table's id and an argument recur on every redraw, so their checks are kept.
-    if (
-        type(version) is not int
-        or not 0 <= version < _VERSIONS
-        or not _valid_table(table_id)
-        or (arg is not None and not _valid_arg(arg))
-        or len(text) > MAX_LENGTH
-    ):
+    # itself); an argument recurs on every redraw, so its check is kept.
+    if (arg is not None and not _valid_arg(arg)) or len(text) > MAX_LENGTH:
         raise ValueError(f"not a valid custom_id: {text!r}")
     return text
+
+
+def prefix(table_id: str, version: int) -> str:
+    """Write what a table's components of one version begin with: `sh:<table>:<version>:`."""
+    # Checked as the template reads them back; a table's id recurs on every redraw, so its
+    # check is kept.
+    if type(version) is not int or not 0 <= version < _VERSIONS or not _valid_table(table_id):
+        raise ValueError(f"not a valid custom_id start: {table_id!r}, {version!r}")
+    return f"{PREFIX}:{table_id}:{version}:"
 
 
 @lru_cache(maxsize=4096)
@@ -70,4 +73,7 @@ def numbers(arg: str | None) -> tuple[int, ...]:
     """Read an argument of dot-separated indexes (empty when there is none)."""
     if not arg:
         return ()
+    # Most arguments are one index (a play, a pick-up, a menu's part): read without a split.
+    if "." not in arg:
+        return (int(arg),)
     return tuple(int(part) for part in arg.split(".") if part)

@@ -17,7 +17,10 @@ from typing import Any, NamedTuple, TypeVar
 import discord
 import orjson
 
+from bot import custom_ids
 from bot.components import (
+    BUTTON_LABEL,
+    OPTION_LABEL,
     Components,
     Payload,
     button_payload,
@@ -31,6 +34,7 @@ from bot.ratings import Change
 from bot.words import (
     card_text,
     cards_text,
+    clip,
     fit,
     level_word,
     names,
@@ -401,6 +405,7 @@ class PrivateWords(NamedTuple):
 @lru_cache(maxsize=16)
 def private_words(locale: str) -> PrivateWords:
     """Translate the words every private view says into a language."""
+    # The buttons' labels within Discord's length for them, once.
     return PrivateWords(
         hand=t("Hand", locale),
         face_up=t("Face-up", locale),
@@ -410,12 +415,12 @@ def private_words(locale: str) -> PrivateWords:
         your_turn=t("**Your turn.**", locale),
         choose_play=t("Choose what to play", locale),
         more_plays=t("More plays", locale),
-        play=t("Play", locale),
-        swap=t("Swap", locale),
-        pick_up=t("Pick up the pile", locale),
-        stock=t("Turn stock card", locale),
-        ready=t("Ready", locale),
-        hint=t("Hint", locale),
+        play=clip(t("Play", locale), BUTTON_LABEL),
+        swap=clip(t("Swap", locale), BUTTON_LABEL),
+        pick_up=clip(t("Pick up the pile", locale), BUTTON_LABEL),
+        stock=clip(t("Turn stock card", locale), BUTTON_LABEL),
+        ready=clip(t("Ready", locale), BUTTON_LABEL),
+        hint=clip(t("Hint", locale), BUTTON_LABEL),
     )
 
 
@@ -455,7 +460,7 @@ def private_embed(
 ) -> Payload:
     """Draw a member's own cards, the pile and whose turn; nothing hidden from them."""
     version = snapshot.seats[seat].version
-    title = t("Your cards at table {id}", locale, id=snapshot.id)
+    title = private_title(snapshot.id, locale)
     footer = t("table {id} · view {version}", locale, id=snapshot.id, version=version)
     fields: list[Payload] = []
     words = private_words(locale)
@@ -468,10 +473,22 @@ def private_embed(
         add(fields, words.hand, hand, locale, inline=False)
         face_up = " ".join(map(cards_text, mine.face_up)) or "—"
         add(fields, words.face_up, face_up, locale, inline=True)
-        add(fields, words.face_down, str(mine.face_down_count), locale, inline=True)
-        add(fields, words.pile, public_pile(snapshot, locale), locale, inline=False)
-        add(fields, words.turn, _status(snapshot, seat, locale), locale, inline=False)
+        # A count, the pile and whose turn are a line each, never empty nor near a field's
+        # 1024 characters: added as they are, without `add`'s check.
+        fields += (
+            {"inline": True, "name": words.face_down, "value": str(mine.face_down_count)},
+            {"inline": False, "name": words.pile, "value": public_pile(snapshot, locale)},
+            {"inline": False, "name": words.turn, "value": _status(snapshot, seat, locale)},
+        )
     return embed_payload(title, PRIVATE_COLOUR, where, fields, footer=footer, image=image)
+
+
+# A table's private views are titled alike in a language, version after version (a pure
+# cache by table id and language; ids of finished tables fall out).
+@lru_cache(maxsize=1024)
+def private_title(table_id: str, locale: str) -> str:
+    """Title a table's private views in a language."""
+    return t("Your cards at table {id}", locale, id=table_id)
 
 
 def _status(snapshot: Snapshot, seat: int, locale: str) -> str:
@@ -498,8 +515,10 @@ def private_components(
     """A player's controls now: legal plays, pick-ups, blind cards, setup choices, Ready."""
     chosen = selection or NO_SELECTION
     words = private_words(locale)
-    table_id = snapshot.id
-    version = snapshot.seats[player.seat].version
+    # Every component of the view begins alike: its start is written and checked once. The
+    # verbs are the templates' and each argument is indexes written here, so what follows
+    # keeps a custom_id within the scheme and far from its 100 characters.
+    ids = custom_ids.prefix(snapshot.id, snapshot.seats[player.seat].version)
     # Grouped once per snapshot: a menu choice is answered from the snapshot its view was
     # drawn from, each choice draws the components again, and a click resolves through them.
     own = snapshot.private.get(player.seat) is player
@@ -508,17 +527,21 @@ def private_components(
         c = controls(player)
     rows: list[list[Payload]] = []
     for start in range(0, len(c.plays), MAX_OPTIONS):
+        # Each option as `option_payload` says it, its label clipped once per play.
         options = [
-            option_payload(play_label(play.cards, locale), str(index), default=index == chosen.play)
+            {
+                "label": play_option(play.cards, locale),
+                "value": str(index),
+                "default": index == chosen.play,
+            }
             for index, play in enumerate(c.plays[start : start + MAX_OPTIONS], start)
         ]
         part = start // MAX_OPTIONS
         placeholder = words.choose_play if part == 0 else words.more_plays
-        custom_id = custom_id_of(table_id, version, "sel", str(part))
-        rows.append([menu_payload(custom_id, placeholder, options)])
+        rows.append([menu_payload(f"{ids}sel:{part}", placeholder, options)])
     if c.swap_hand and c.swap_face_up:
-        rows.append([_swap_menu(snapshot, version, c.swap_hand, chosen, locale, True)])
-        rows.append([_swap_menu(snapshot, version, c.swap_face_up, chosen, locale, False)])
+        rows.append([_swap_menu(ids, c.swap_hand, chosen, locale, True)])
+        rows.append([_swap_menu(ids, c.swap_face_up, chosen, locale, False)])
     if c.choose_pool:
         options = [
             option_payload(card_text(card), str(index)) for index, card in enumerate(c.choose_pool)
@@ -526,8 +549,7 @@ def private_components(
         placeholder = tn(
             "Choose your face-up card", "Choose your {count} face-up cards", c.choose_count, locale
         )
-        custom_id = custom_id_of(table_id, version, "choose")
-        rows.append([menu_payload(custom_id, placeholder, options, count=c.choose_count)])
+        rows.append([menu_payload(f"{ids}choose", placeholder, options, count=c.choose_count)])
     if c.stacks:
         options = [
             option_payload(
@@ -535,47 +557,53 @@ def private_components(
             )
             for index, stack in enumerate(c.stacks[:MAX_OPTIONS])
         ]
-        custom_id = custom_id_of(table_id, version, "stack")
-        rows.append([menu_payload(custom_id, t("Stack equal cards", locale), options)])
+        rows.append([menu_payload(f"{ids}stack", t("Stack equal cards", locale), options)])
     buttons: list[Payload] = []
 
-    def move(verb: str, arg: str | None, label: str, style: Style, disabled: bool = False) -> None:
-        custom_id = custom_id_of(table_id, version, verb, arg)
-        buttons.append(button_payload(custom_id, label, style, disabled=disabled))
+    def move(custom_id: str, label: str, style: Style, disabled: bool = False) -> None:
+        # As `button_payload` says it, the label clipped already (`words`' once a language).
+        payload = {"type": 2, "style": style.value, "disabled": disabled, "label": label}
+        payload["custom_id"] = custom_id
+        buttons.append(payload)
 
     if c.plays:
         # Play and Swap carry the menus' pending choice; greyed out until there is one.
-        arg = None if chosen.play is None else str(chosen.play)
-        move("play", arg, words.play, Style.success, arg is None)
+        if chosen.play is None:
+            move(f"{ids}play", words.play, Style.success, True)
+        else:
+            move(f"{ids}play:{chosen.play}", words.play, Style.success)
     if c.swap_hand and c.swap_face_up:
-        both = chosen.swap_hand is not None and chosen.swap_face_up is not None
-        arg = f"{chosen.swap_hand}.{chosen.swap_face_up}" if both else None
-        move("swap", arg, words.swap, Style.primary, arg is None)
+        if chosen.swap_hand is None or chosen.swap_face_up is None:
+            move(f"{ids}swap", words.swap, Style.primary, True)
+        else:
+            move(f"{ids}swap:{chosen.swap_hand}.{chosen.swap_face_up}", words.swap, Style.primary)
     for index, pickup in enumerate(c.pickups):
         label = (
-            t("Pick up (put {card} on the pile)", locale, card=card_text(pickup.add))
+            clip(
+                t("Pick up (put {card} on the pile)", locale, card=card_text(pickup.add)),
+                BUTTON_LABEL,
+            )
             if pickup.add is not None
             else words.pick_up
         )
-        move("pickup", str(index), label, Style.danger)
+        move(f"{ids}pickup:{index}", label, Style.danger)
     if c.stock is not None:
-        move("stock", None, words.stock, Style.secondary)
+        move(f"{ids}stock", words.stock, Style.secondary)
     if c.ready is not None:
-        move("ready", None, words.ready, Style.success)
+        move(f"{ids}ready", words.ready, Style.success)
     for index, flip in enumerate(c.flips):
-        label = t("Turn face-down card {n}", locale, n=flip.index + 1)
-        move("flip", str(index), label, Style.primary)
+        label = clip(t("Turn face-down card {n}", locale, n=flip.index + 1), BUTTON_LABEL)
+        move(f"{ids}flip:{index}", label, Style.primary)
     # A hint is offered to the player to act in play, when the host allows it and it fits.
     offers_hint = snapshot.hints and snapshot.phase == "play" and snapshot.turn == player.seat
     if offers_hint and len(buttons) < (MAX_ROWS - len(rows)) * ROW_BUTTONS:
-        move("hint", None, words.hint, Style.secondary)
+        move(f"{ids}hint", words.hint, Style.secondary)
     rows += [buttons[start : start + ROW_BUTTONS] for start in range(0, len(buttons), ROW_BUTTONS)]
     return Components(rows)
 
 
 def _swap_menu(
-    snapshot: Snapshot,
-    version: int,
+    ids: str,
     cards: Sequence[Card],
     chosen: Selection,
     locale: str,
@@ -592,5 +620,13 @@ def _swap_menu(
         option_payload(card_text(card), str(index), default=index == mine)
         for index, card in enumerate(cards[:MAX_OPTIONS])
     ]
-    arg = None if other is None else str(other)
-    return menu_payload(custom_id_of(snapshot.id, version, verb, arg), placeholder, options)
+    custom_id = f"{ids}{verb}" if other is None else f"{ids}{verb}:{other}"
+    return menu_payload(custom_id, placeholder, options)
+
+
+# A play is offered again on every redraw of its player's menus: its option's label is kept
+# clipped, per language (a pure cache by cards and language, as `play_label`).
+@lru_cache(maxsize=4096)
+def play_option(cards: tuple[Card, ...], locale: str) -> str:
+    """Label a play's menu option, within Discord's length for it."""
+    return clip(play_label(cards, locale), OPTION_LABEL)

@@ -33,7 +33,13 @@ from bot.guild_settings import (
     with_value,
 )
 from bot.locale.extract import NAME_CONTEXT, Found, Project
-from bot.rendering import private_words, render_private, render_table
+from bot.rendering import (
+    play_option,
+    private_title,
+    private_words,
+    render_private,
+    render_table,
+)
 from bot.rulebook import rules_embed, setting_choice
 from bot.translator import CatalogTranslator, valid_name
 from bot.words import note_text, play_label, refusal, rules_summary
@@ -363,6 +369,8 @@ def said(monkeypatch: pytest.MonkeyPatch) -> list[MessageId]:
     translate, translate_counted = i18n.t, i18n.tn
     # Labels kept from earlier tests would not be said again here.
     play_label.cache_clear()
+    play_option.cache_clear()
+    private_title.cache_clear()
     private_words.cache_clear()
 
     def t(message: str, /, locale: str, **values: object) -> str:

@@ -157,6 +157,10 @@ def test_a_custom_id_its_template_would_not_read_back_is_refused(
 ) -> None:
     with pytest.raises(ValueError):
         custom_ids.encode(table_id, version, "play", arg)
+    # A view's components begin with one prefix, refused for the same table and version.
+    if arg is None:
+        with pytest.raises(ValueError):
+            custom_ids.prefix(table_id, version)
 
 
 @pytest.mark.parametrize(
@@ -176,6 +180,7 @@ def test_every_custom_id_encoded_reads_back_through_its_template(
 
 def test_custom_ids_are_encoded_within_discords_limit_and_never_name_a_card() -> None:
     assert custom_ids.encode("ab12", 3, "swap", "1.2") == "sh:ab12:3:swap:1.2"
+    assert custom_ids.prefix("ab12", 3) + "swap:1.2" == "sh:ab12:3:swap:1.2"
     with pytest.raises(ValueError):
         custom_ids.encode("ab12", 3, "play", "10H")
     with pytest.raises(ValueError):
@@ -249,3 +254,40 @@ async def test_a_click_is_parsed_around_what_it_names(custom_id: str, kind: int)
     assert [getattr(item, name) for name in vars(item) if name != "item"] == [
         getattr(drawn, name) for name in vars(drawn) if name != "item"
     ]
+
+
+@pytest.mark.parametrize(
+    ("arg", "values"),
+    [(None, ()), ("", ()), ("7", (7,)), ("007", (7,)), ("1.2", (1, 2)), ("1..2.", (1, 2))],
+)
+def test_an_argument_reads_as_its_indexes(arg: str | None, values: tuple[int, ...]) -> None:
+    assert custom_ids.numbers(arg) == values
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "kind"),
+    [
+        ("sh:ab12:0:join", 2),
+        ("sh:ab12:0:hand", 2),
+        ("sh:ab12:7:play:3", 2),
+        ("sh:ab12:7:hint", 2),
+        ("sh:ab12:7:sel:1", 3),
+        ("sh:ab12:7:swf:2", 3),
+        ("sh:ab12:7:choose", 3),
+        ("sh:ab12:7:stack", 3),
+    ],
+)
+async def test_a_click_wraps_the_component_it_came_from_as_discord_py_would(
+    custom_id: str, kind: int
+) -> None:
+    factory = kind_of(custom_id)
+    assert factory is not None
+    match = re.fullmatch(factory.__discord_ui_compiled_template__, custom_id)
+    clicked = Clicked(custom_id, kind)
+    item = await factory.from_custom_id(None, clicked, match)
+    # What `DynamicItem.__init__` would have made of it (discord.py 2.7.1): the item kept, in
+    # no view and no row yet, its custom_id and type the click's, dispatched by custom_id.
+    assert item.item is clicked
+    assert (item.view, item.row, item._rendered_row) == (None, None, None)
+    assert (item.custom_id, item.type.value) == (custom_id, kind)
+    assert item.is_dispatchable() and item.template.match(item.custom_id)
