@@ -315,38 +315,40 @@ class Pool:
             )
             request = head.encode("latin-1") + body
             connection = self._idle(host)
-            if connection is not None:
+            # Tried once more on a fresh connection if a reused one drops before any answer
+            # byte came (the server may have closed it while idle, as the request went).
+            retry = connection is not None
+            if connection is None:
+                connection = await self._connect(origin)
+            while True:
+                # Exchanged here, not in a coroutine of its own: each call's answer would
+                # pass through one more frame.
+                now = self.loop.time()
+                if self._clock is None:
+                    self._clock = self.loop.call_at(now + self._tick, self._check)
+                self._busy.add(connection)
                 try:
-                    return await self._exchange(host, connection, request)
+                    answer = await connection.exchange(request, now + self.timeout)
                 except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError):
-                    # The server may have closed it while idle, as the request went:
-                    # tried once more on a fresh connection if no answer byte came.
-                    if connection.received:
+                    connection.close()
+                    if not retry or connection.received:
                         raise
-            connection = await self._connect(origin)
-            return await self._exchange(host, connection, request)
+                except BaseException:
+                    connection.close()
+                    raise
+                else:
+                    if connection.reusable and not self.closed:
+                        connection.idle_since = self.loop.time()
+                        host.idle.append(connection)
+                    else:
+                        connection.close()
+                    return answer
+                finally:
+                    self._busy.discard(connection)
+                retry = False
+                connection = await self._connect(origin)
         finally:
             slots.give()
-
-    async def _exchange(self, host: _Host, connection: _Connection, request: bytes) -> Answer:
-        """Send a request on a connection; keep the connection if its answer allows."""
-        now = self.loop.time()
-        if self._clock is None:
-            self._clock = self.loop.call_at(now + self._tick, self._check)
-        self._busy.add(connection)
-        try:
-            answer = await connection.exchange(request, now + self.timeout)
-        except BaseException:
-            connection.close()
-            raise
-        finally:
-            self._busy.discard(connection)
-        if connection.reusable and not self.closed:
-            connection.idle_since = self.loop.time()
-            host.idle.append(connection)
-        else:
-            connection.close()
-        return answer
 
     def _idle(self, host: _Host) -> _Connection | None:
         """Take the newest idle connection that is still open."""
