@@ -171,14 +171,13 @@ class _Connection(BaseProtocol):
         self.message = self.payload = None
         if message.should_close:
             self.reusable = False
-        try:
-            body = payload.read_nowait(-1)
-        except Exception as error:
-            self.reusable = False
-            self.close()
-            if waiter is not None and not waiter.done():
-                waiter.set_exception(aiohttp.ClientPayloadError(f"bad answer: {error!r}"))
-            return
+        # aiohttp 3.14.5's StreamReader holds the body as the bytes it was fed, none read yet
+        # (`tests/bot/test_http1.py` reads one-part and chunked bodies): joined here, not
+        # through `read_nowait`'s five calls, whose checks are for a reader awaited or read
+        # in part (this one never is). A bad body made its parser raise (`data_received`
+        # failed the call then), so it holds no error here.
+        chunks = payload._buffer
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         if waiter is not None and not waiter.done():
             waiter.set_result(Answer(message.code, message.reason, message.headers, body))
 
