@@ -107,6 +107,10 @@ class Rest:
         self.clock = clock
         self.sleep = sleep
         self.lean = lean
+        # The session last sent through, and whether it goes through a proxy (fixed when a
+        # session is made): asked once per session rather than at each call.
+        self._session: aiohttp.ClientSession | None = None
+        self._proxied = False
         # The event loop's connections, made at the first call (`close` ends them).
         self.pool: Pool | None = None
         # `Route.BASE` as last split (the sandbox and the benches point it elsewhere).
@@ -274,7 +278,9 @@ class Rest:
         for every call to pass its answer through.
         """
         base = discord.http.Route.BASE
-        if not self.lean or _proxied(session):
+        if session is not self._session:
+            self._session, self._proxied = session, _proxied(session)
+        if not self.lean or self._proxied:
             return _through(
                 session, method, yarl.URL(base + path, encoded=True), content, content_type
             )
