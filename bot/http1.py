@@ -188,7 +188,7 @@ class _Connection(BaseProtocol, asyncio.BufferedProtocol):
         # aiohttp 3.14.5's StreamReader holds the body as the bytes it was fed, none read yet
         # (`tests/bot/test_http1.py` reads one-part and chunked bodies): joined here, not
         # through `read_nowait`'s five calls, whose checks are for a reader awaited or read
-        # in part (this one never is). A bad body made its parser raise (`data_received`
+        # in part (this one never is). A bad body made its parser raise (`buffer_updated`
         # failed the call then), so it holds no error here.
         chunks = payload._buffer
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
