@@ -107,6 +107,10 @@ class Rest:
         self.clock = clock
         self.sleep = sleep
         self.lean = lean
+        # The session last sent through, and whether it goes through a proxy (fixed when a
+        # session is made): asked once per session rather than at each call.
+        self._session: aiohttp.ClientSession | None = None
+        self._proxied = False
         # The event loop's connections, made at the first call (`close` ends them).
         self.pool: Pool | None = None
         # `Route.BASE` as last split (the sandbox and the benches point it elsewhere).
@@ -192,7 +196,11 @@ class Rest:
         encoded: bytes,
         files: Sequence[discord.File],
     ) -> None:
-        """Send one encoded call, one at a time through its token."""
+        """Send one encoded call, one at a time through its token, up to `ATTEMPTS` times.
+
+        The tries are made here, not in a coroutine of their own: each call's answer would
+        pass through one more frame.
+        """
         lines = self._lines
         line = lines.get(token)
         if line is None:
@@ -201,7 +209,47 @@ class Rest:
             if not line.take():
                 await line.wait()
             try:
-                await self._send(session, method, path, route, token, encoded, files)
+                for attempt in range(ATTEMPTS):
+                    # Waited only while the global limit or the call's bucket holds calls back.
+                    delay = self._delay((self._buckets.get(route, route), token))
+                    if delay > 0:
+                        await self.sleep(delay)
+                    content, content_type = (
+                        _multipart(encoded, files, attempt) if files else (encoded, JSON)
+                    )
+                    try:
+                        response = await self._deliver(session, method, path, content, content_type)
+                    except OSError as error:
+                        if attempt < ATTEMPTS - 1 and error.errno in _RESET:
+                            await self.sleep(1 + attempt * 2)
+                            continue
+                        raise
+                    status = response.status
+                    if 200 <= status < 300:
+                        self._learn(route, token, response.headers)
+                        return
+                    answer = _decode(response.body, response.content_type)
+                    # discord.py's errors read only the answer's `status` and `reason`.
+                    shown = cast(aiohttp.ClientResponse, response)
+                    if status == 429:
+                        if not response.headers.get("Via"):
+                            # Not Discord's API but Cloudflare's ban: waiting won't help.
+                            raise discord.HTTPException(shown, answer)
+                        self._limited(route, token, response.headers, answer)
+                        continue
+                    self._learn(route, token, response.headers)
+                    if status >= 500:
+                        if attempt == ATTEMPTS - 1:
+                            raise discord.DiscordServerError(shown, answer)
+                        log.warning("%s answered %d; trying again", route, status)
+                        await self.sleep(1 + attempt * 2)
+                        continue
+                    if status == 403:
+                        raise discord.Forbidden(shown, answer)
+                    if status == 404:
+                        raise discord.NotFound(shown, answer)
+                    raise discord.HTTPException(shown, answer)
+                raise discord.HTTPException(shown, answer)
             finally:
                 line.give()
         finally:
@@ -215,59 +263,6 @@ class Rest:
         pool, self.pool = self.pool, None
         if pool is not None and pool.loop is asyncio.get_running_loop():
             await pool.close()
-
-    async def _send(
-        self,
-        session: aiohttp.ClientSession,
-        method: str,
-        path: str,
-        route: str,
-        token: str,
-        encoded: bytes,
-        files: Sequence[discord.File],
-    ) -> None:
-        """Try a call up to `ATTEMPTS` times (its token's turn is held)."""
-        for attempt in range(ATTEMPTS):
-            # Waited only while the global limit or the call's bucket holds calls back.
-            delay = self._delay((self._buckets.get(route, route), token))
-            if delay > 0:
-                await self.sleep(delay)
-            content, content_type = (
-                _multipart(encoded, files, attempt) if files else (encoded, JSON)
-            )
-            try:
-                response = await self._deliver(session, method, path, content, content_type)
-            except OSError as error:
-                if attempt < ATTEMPTS - 1 and error.errno in _RESET:
-                    await self.sleep(1 + attempt * 2)
-                    continue
-                raise
-            status = response.status
-            if 200 <= status < 300:
-                self._learn(route, token, response.headers)
-                return
-            answer = _decode(response.body, response.content_type)
-            # discord.py's errors read only the answer's `status` and `reason`.
-            shown = cast(aiohttp.ClientResponse, response)
-            if status == 429:
-                if not response.headers.get("Via"):
-                    # Not Discord's API but Cloudflare's ban: waiting won't help.
-                    raise discord.HTTPException(shown, answer)
-                self._limited(route, token, response.headers, answer)
-                continue
-            self._learn(route, token, response.headers)
-            if status >= 500:
-                if attempt == ATTEMPTS - 1:
-                    raise discord.DiscordServerError(shown, answer)
-                log.warning("%s answered %d; trying again", route, status)
-                await self.sleep(1 + attempt * 2)
-                continue
-            if status == 403:
-                raise discord.Forbidden(shown, answer)
-            if status == 404:
-                raise discord.NotFound(shown, answer)
-            raise discord.HTTPException(shown, answer)
-        raise discord.HTTPException(shown, answer)
 
     def _deliver(
         self,
@@ -283,7 +278,9 @@ class Rest:
         for every call to pass its answer through.
         """
         base = discord.http.Route.BASE
-        if not self.lean or _proxied(session):
+        if session is not self._session:
+            self._session, self._proxied = session, _proxied(session)
+        if not self.lean or self._proxied:
             return _through(
                 session, method, yarl.URL(base + path, encoded=True), content, content_type
             )

@@ -17,7 +17,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.http1 import Origin, Pool, Turns, split_url
+from bot.http1 import READ_SIZE, Origin, Pool, Turns, split_url
 
 
 @dataclass
@@ -283,6 +283,27 @@ async def echo() -> AsyncIterator[Origin]:
     origin, _ = split_url(str(server.make_url("/")))
     yield origin
     await server.close()
+
+
+async def test_an_answer_bigger_than_the_read_buffer_is_read_whole(
+    pool: Pool, scripted: tuple[Scripted, Origin]
+) -> None:
+    served, origin = scripted
+    # Reads go into one buffer of the pool's, each parsed before the next: an answer of
+    # many reads (chunked, then by length) comes whole and in order.
+    body = bytes(random.Random(7).randrange(256) for _ in range(3 * READ_SIZE + 5))
+    chunked = b"".join(
+        b"%x\r\n%s\r\n" % (len(part), part)
+        for part in (body[i : i + 40_000] for i in range(0, len(body), 40_000))
+    )
+    served.steps = [
+        Step(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + b"0\r\n\r\n"),
+        Step(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)),
+    ]
+    assert await post(pool, origin) == body
+    assert await post(pool, origin) == body
+    assert await post(pool, origin) == b"ok"
+    assert served.connections == 1
 
 
 async def test_calls_at_once_use_several_connections_and_get_their_own_answers(

@@ -288,6 +288,11 @@ async def test_a_session_with_a_proxy_sends_through_it(
     [target] = discord_api.targets
     assert target == base + "/interactions/1/tok/callback"
     assert rest.pool is None
+    # A session without one goes on the bot's own connections, even after one with.
+    await rest.callback(session, 2, "tok", 6)
+    assert (
+        rest.pool is not None and discord_api.targets[1] == "/api/v10/interactions/2/tok/callback"
+    )
 
 
 @pytest.mark.parametrize("code", [54, errno.ECONNRESET])
