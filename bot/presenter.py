@@ -778,14 +778,8 @@ class Presenter:
             return
         if snapshot.public is None:
             return  # no cards were ever dealt here
-        # `private_of` and `key_of` inline: every human seat of every outcome comes through
-        # here, mostly with a snapshot not keyed yet.
-        private = state.private.get(seat)
-        if private is None:
-            private = state.private[seat] = _Private()
-        if private.keyed is not snapshot:
-            private.keyed, private.key = snapshot, private_key(snapshot, seat)
-        key = private.key
+        private = state.private_of(seat)
+        key = private.key_of(snapshot, seat)
         table_id = snapshot.id
         dm = state.dms.get(user_id)
         # A table's end is shown in the DMs it has; it starts no new DM conversation.
@@ -1010,11 +1004,8 @@ class Presenter:
 
     def _newest(self, snapshot: Snapshot) -> _TableState:
         """Give a table's state with `snapshot` as its latest, unless a newer one is known."""
-        # `_state` inline: every click's answer and every outcome comes through here.
-        state = self.tables.get(snapshot.id)
-        if state is None:
-            state = self.tables[snapshot.id] = _TableState(snapshot)
-        elif snapshot.version >= state.latest.version:
+        state = self._state(snapshot)
+        if snapshot.version >= state.latest.version:
             state.latest = snapshot
         return state
 

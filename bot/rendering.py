@@ -527,13 +527,10 @@ def private_components(
         c = controls(player)
     rows: list[list[Payload]] = []
     for start in range(0, len(c.plays), MAX_OPTIONS):
-        # Each option as `option_payload` says it, its label clipped once per play.
         options = [
-            {
-                "label": play_option(play.cards, locale),
-                "value": str(index),
-                "default": index == chosen.play,
-            }
+            option_payload(
+                play_option(play.cards, locale), str(index), default=index == chosen.play
+            )
             for index, play in enumerate(c.plays[start : start + MAX_OPTIONS], start)
         ]
         part = start // MAX_OPTIONS
@@ -561,10 +558,7 @@ def private_components(
     buttons: list[Payload] = []
 
     def move(custom_id: str, label: str, style: Style, disabled: bool = False) -> None:
-        # As `button_payload` says it, the label clipped already (`words`' once a language).
-        payload = {"type": 2, "style": style.value, "disabled": disabled, "label": label}
-        payload["custom_id"] = custom_id
-        buttons.append(payload)
+        buttons.append(button_payload(custom_id, label, style, disabled=disabled))
 
     if c.plays:
         # Play and Swap carry the menus' pending choice; greyed out until there is one.
