@@ -108,6 +108,31 @@ async def test_one_tables_writes_land_in_the_order_they_were_asked_for(
     assert await storage.running_tables() == [RunningRow("t", 1, 2, json.dumps({"version": 10}))]
 
 
+async def test_under_load_writes_asked_for_a_moment_apart_share_one_commit(
+    storage: Storage, commits: list[int]
+) -> None:
+    await storage.save_table(state("t", 1))  # a commit has just ended: the bot is busy
+    first = asyncio.create_task(storage.save_table(state("a", 1)))
+    await asyncio.sleep(0.001)  # the next move comes a moment later, during the gather
+    await asyncio.gather(first, storage.save_table(state("b", 1)))
+    assert commits == [1, 2]
+    assert [row.table_id for row in await storage.running_tables()] == ["a", "b", "t"]
+
+
+async def test_a_write_after_a_quiet_spell_is_committed_without_gathering(
+    storage: Storage, commits: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bot.database, "COMMIT_GATHER_SECONDS", 5.0)
+    monkeypatch.setattr(bot.database, "COMMIT_BUSY_SECONDS", 0.05)
+    await storage.save_table(state("t", 1))  # the first write of all does not gather
+    await asyncio.sleep(0.1)  # a quiet spell, longer than COMMIT_BUSY_SECONDS
+    await asyncio.wait_for(storage.save_table(state("t", 2)), 2.5)
+    gathering = asyncio.create_task(storage.save_table(state("t", 3)))  # right after one
+    await asyncio.sleep(0.5)
+    assert commits == [1, 1] and not gathering.done()
+    gathering.cancel()
+
+
 async def test_a_failed_commit_fails_every_write_of_its_group_and_stores_none(
     storage: Storage, commits: list[int]
 ) -> None:
