@@ -130,7 +130,10 @@ class _Connection(BaseProtocol, asyncio.BufferedProtocol):
 
     def buffer_updated(self, nbytes: int) -> None:
         # Copied out (the parser would copy it anyway): the buffer is the next read's.
-        data = bytes(self.buffer[:nbytes])
+        self.data_received(bytes(self.buffer[:nbytes]))
+
+    def data_received(self, data: bytes) -> None:
+        # uvloop hands a Protocol its bytes here even when it could read into `get_buffer`.
         if self.waiter is None:
             # Bytes nobody asked for: the connection can't be trusted any more.
             self._fail(aiohttp.ServerDisconnectedError("data without a request"))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+import uvloop
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
@@ -346,6 +347,11 @@ async def test_turns_are_taken_first_come_first_served_and_cancelled_ones_are_pa
 async def test_https_checks_the_server_s_certificate_and_keeps_the_connection(
     tmp_path: Path,
 ) -> None:
+    await https_round(tmp_path)
+
+
+async def https_round(tmp_path: Path) -> None:
+    """Refuse a certificate nobody vouches for; carry calls on one connection when trusted."""
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     made = "-x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
     named = "-subj /CN=localhost -addext subjectAltName=DNS:localhost"
@@ -371,3 +377,34 @@ async def test_https_checks_the_server_s_certificate_and_keeps_the_connection(
     assert pool.connects == 1
     await pool.close()
     server.close()
+
+
+async def plain_rounds() -> None:
+    """Carry answers of every kind on one pool: sized, chunked, and read until the end."""
+    served = Scripted()
+    server = await asyncio.start_server(served.handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    origin = Origin("http", "127.0.0.1", port, f"127.0.0.1:{port}")
+    served.steps = [
+        OK,
+        Step(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nch\r\n0\r\n\r\n"),
+        Step(b"HTTP/1.1 200 OK\r\n\r\nall of it", close=True),
+    ]
+    pool = Pool(user_agent="test")
+    assert [await post(pool, origin) for _ in range(4)] == [b"ok", b"ch", b"all of it", b"ok"]
+    assert pool.connects == 2
+    await pool.close()
+    server.close()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
+def test_the_pool_works_on_uvloop_the_loop_the_bot_runs_on(tmp_path: Path) -> None:
+    # uvloop hands a protocol that is also an asyncio.Protocol its bytes in `data_received`,
+    # never through `get_buffer`; the rest of this file runs on asyncio's loop.
+    async def rounds() -> type[asyncio.AbstractEventLoop]:
+        async with asyncio.timeout(10):
+            await plain_rounds()
+            await https_round(tmp_path)
+        return type(asyncio.get_running_loop())
+
+    assert uvloop.run(rounds()) is uvloop.Loop
