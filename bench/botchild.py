@@ -19,7 +19,10 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.client import ShitheadBot
 
 COMMAND = "shithead"
 # Timers (lobby, setup, turn, a reminder that far into a turn) that must not fire during a
@@ -47,6 +50,8 @@ PROFILE_WRITE_SECONDS = 60.0
 def bot_main(argv: list[str]) -> None:
     """Run the bot against a running sandbox until stdin closes (the bench's child)."""
     api_base, gateway_url, token, database, seed, pace, *shards = argv
+    import uvloop
+
     from bot.client import Tuning, make_bot, use_discord_at
     from bot.lifecycle import tune_collector
     from bot.settings import get_settings
@@ -93,7 +98,13 @@ def bot_main(argv: list[str]) -> None:
     tune_collector()  # as `python -m bot` does
     if profile is not None:
         profile.profiler.enable()
-    bot.run(token, log_handler=None)
+    uvloop.run(serve(bot, token))  # on the event loop `python -m bot` runs on
+
+
+async def serve(bot: ShitheadBot, token: str) -> None:
+    """Log in and run until the bench lets go (discord.py's `Client.run`, on uvloop's loop)."""
+    async with bot:
+        await bot.start(token)
 
 
 class Profile:

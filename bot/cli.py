@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+import uvloop
 
 from bot.instance import InstanceError
 from bot.lifecycle import StartupError, run_production, run_sandbox, tune_collector
@@ -104,10 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.warning("%s", warning)
     in_sandbox = args.sandbox or not (args.production or settings.has_token)
     tune_collector()
+    # The bot runs on uvloop's event loop: less CPU per move than asyncio's own.
     try:
         if in_sandbox:
             setting = "--database" if args.database else "SANDBOX_DATABASE_PATH"
-            line = asyncio.run(run_sandbox(settings, database=args.database, setting=setting))
+            line = uvloop.run(run_sandbox(settings, database=args.database, setting=setting))
         else:
             if not settings.has_token:
                 raise SettingsError(missing_token())
@@ -116,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 update = {"database_path": args.database, "database_url": None}
                 settings = settings.model_copy(update=update)
                 setting = "--database"
-            line = asyncio.run(run_production(settings, setting=setting))
+            line = uvloop.run(run_production(settings, setting=setting))
     except (SettingsError, StartupError, InstanceError, StorageError) as exc:
         print(exc, file=sys.stderr)
         return USAGE

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import uvloop
 
 from bot.client import use_discord_at
 from bot.i18n import DEFAULT_LOCALE
@@ -288,3 +289,19 @@ def test_python_m_bot_tunes_the_collector_before_it_runs(
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+def test_python_m_bot_runs_on_uvloop(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import bot.cli
+
+    loops: list[type[asyncio.AbstractEventLoop]] = []
+
+    async def run_sandbox(*args: object, **kwargs: object) -> str:
+        loops.append(type(asyncio.get_running_loop()))
+        return "stopped"
+
+    monkeypatch.setattr(bot.cli, "run_sandbox", run_sandbox)
+    monkeypatch.setattr(bot.cli, "setup_logging", lambda level: None)
+    monkeypatch.setattr(bot.cli, "tune_collector", lambda: None)
+    assert bot.cli.main(["--sandbox", "--database", str(tmp_path / "x.sqlite3")]) == 0
+    assert loops == [uvloop.Loop]
