@@ -585,13 +585,16 @@ class StackMenu(_Menu, template=custom_ids.template(("stack",))):
         await answers_of(interaction).move(interaction, self.table_id, self.version, intent)
 
 
+# Most clicked first: a click's custom_id is matched against each kind's template in turn
+# (`bot.dispatch`), and the templates are disjoint (`tests/bot/test_components.py`). In a
+# game a move and a menu choice come about once each per turn, the others seldom.
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    LobbyButton,
-    TableButton,
     MoveButton,
-    HintButton,
     PlayMenu,
     SwapMenu,
+    HintButton,
+    TableButton,
+    LobbyButton,
     ChooseMenu,
     StackMenu,
 )
