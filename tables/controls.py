@@ -47,8 +47,15 @@ class Controls:
     ready: Ready | None
 
 
+# A view with nothing to do (every seat but the one to play): one shared value, as most
+# views are such, instead of an empty grouping made at each of their redraws.
+NO_CONTROLS = Controls((), (), (), None, (), (), (), 0, (), None)
+
+
 def controls(view: PlayerView) -> Controls:
     """Group the view's legal actions into the lists the private view offers."""
+    if not view.legal:
+        return NO_CONTROLS
     # One pass over the legal actions, plays first: every redraw and every click groups them.
     plays: list[Play] = []
     pickups: list[PickUp] = []

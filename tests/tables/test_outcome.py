@@ -6,11 +6,12 @@ import dataclasses
 
 import pytest
 
+from engine.actions import Ready
 from engine.game import Game
 from engine.rules import make_rules
 from engine.views import PlayerView, player_view
 from tables import outcome
-from tables.controls import Controls, controls
+from tables.controls import NO_CONTROLS, Controls, controls
 from tables.model import Seat, Table
 from tables.outcome import snapshot
 
@@ -60,3 +61,17 @@ def test_a_seats_choices_are_grouped_once_per_snapshot(monkeypatch: pytest.Monke
     # A seat without a view of its own has no choices; a copy groups its own.
     assert shown.choices(7) is None
     assert dataclasses.replace(shown).choices(0) is not first
+
+
+def test_seats_with_nothing_to_do_share_one_empty_grouping() -> None:
+    rules = make_rules("classic")
+    seats = [Seat(3, "Ana"), Seat(4, "Ben"), Seat(5, "Cy")]
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, seats)
+    game = table.game = Game.deal(rules, 3, seed=1)
+    for seat in range(3):
+        game.apply(Ready(seat))
+    shown, turn = snapshot(table), game.turn
+    assert turn is not None
+    first, second = (shown.choices(seat) for seat in range(3) if seat != turn)
+    assert first is second is NO_CONTROLS
+    assert shown.choices(turn) != NO_CONTROLS
