@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from engine.cards import Card
+from engine.cards import Card, card_text, format_cards
 from engine.events import (
     Burned,
     Event,
@@ -47,10 +47,6 @@ class Note:
         return cls(str(data["code"]), dict(data.get("params") or {}))
 
 
-def _cards(cards: Sequence[Card]) -> list[str]:
-    return [str(card) for card in cards]
-
-
 def notes_of(events: Sequence[Event]) -> list[Note]:
     """Turn what `apply` returned into log notes ("Ana burned the pile with a 10")."""
     notes: list[Note] = []
@@ -62,7 +58,7 @@ def notes_of(events: Sequence[Event]) -> list[Note]:
             notes.append(
                 Note(
                     "revealed",
-                    {"seat": event.player, "zone": event.zone, "card": str(event.card)},
+                    {"seat": event.player, "zone": event.zone, "card": card_text(event.card)},
                 )
             )
         elif isinstance(event, Played):
@@ -72,11 +68,15 @@ def notes_of(events: Sequence[Event]) -> list[Note]:
                 notes.append(
                     Note(
                         "played",
-                        {"seat": event.player, "cards": _cards(event.cards), "zone": event.zone},
+                        {
+                            "seat": event.player,
+                            "cards": format_cards(event.cards),
+                            "zone": event.zone,
+                        },
                     )
                 )
         elif isinstance(event, Burned):
-            burner = str(last_played[-1]) if event.reason == "power" and last_played else None
+            burner = card_text(last_played[-1]) if event.reason == "power" and last_played else None
             notes.append(Note("burned", {"seat": event.player, "card": burner}))
         elif isinstance(event, PickedUp):
             notes.append(Note("picked_up", {"seat": event.player, "count": event.count}))
