@@ -107,6 +107,10 @@ class Click(discord.Interaction):
         """Read the ids, token, locales, user and permissions; keep the rest for later."""
         # A click's payload as the gateway gave it (discord.py types it a union of them all).
         data: Any = payload
+        # The clicked message is read below and not kept: a click waiting for its table
+        # holds its payload, and the message's embeds and components are most of it (at
+        # 500 tables, hundreds of clicks wait at once).
+        message = data.pop("message", None)
         self._payload = data
         self.id = int(data["id"])
         self.type = discord.InteractionType.component
@@ -119,7 +123,6 @@ class Click(discord.Interaction):
         self.guild_locale = None
         if "guild_locale" in data:
             self.guild_locale = discord.enums.try_enum(discord.Locale, data["guild_locale"])
-        message = data.get("message")
         # Our code reads a clicked message's id, channel, whom it answered and last edit.
         self.message = ClickedMessage.of(message) if isinstance(message, dict) else None  # type: ignore[assignment]
         self.user = discord.utils.MISSING
@@ -149,8 +152,7 @@ class Click(discord.Interaction):
         """Parse what was kept for later, as discord.py does, the first time it is read."""
         if name not in _LATER:
             raise AttributeError(name)
-        payload: Any = {key: value for key, value in self._payload.items() if key != "message"}
-        full = discord.Interaction(data=payload, state=self._state)
+        full = discord.Interaction(data=self._payload, state=self._state)
         for each in _LATER:
             setattr(self, each, getattr(full, each))
         return getattr(self, name)

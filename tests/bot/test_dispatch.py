@@ -359,6 +359,20 @@ async def test_a_click_reads_as_discord_py_reads_the_interaction(in_dm: bool) ->
     assert isinstance(click.message, ClickedMessage) and click.message.id == 99
 
 
+async def test_a_click_keeps_no_part_of_its_message_s_payload() -> None:
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    state: Any = client._connection
+    me: Any = _user(1, "bot")
+    state.user = discord.ClientUser(state=state, data=me)
+    payload: Any = _click_payload(in_dm=True)
+    click = Click(data=payload, state=state)
+    # A click waits for its table with its payload: the message (its embeds and components,
+    # most of the payload) is read at once and not kept.
+    assert isinstance(click.message, ClickedMessage) and click.message.id == 99
+    assert "message" not in click._payload
+    assert click.channel is not None and click.channel.id == 7
+
+
 async def test_a_click_s_item_wraps_no_button_or_menu_built_for_it(
     bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
