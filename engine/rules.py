@@ -235,7 +235,7 @@ def make_rules(preset: str = "classic", overrides: Mapping[str, Any] | None = No
         base["powers"] = powers
     base.update(changes)
     try:
-        return RuleSet(**base)
+        return _shared(RuleSet(**base))[0]
     except ValidationError as exc:
         raise RulesError(_describe(exc)) from None
 
@@ -243,14 +243,32 @@ def make_rules(preset: str = "classic", overrides: Mapping[str, Any] | None = No
 def rules_from_json(data: Mapping[str, Any]) -> RuleSet:
     """Read a complete stored rule set."""
     try:
-        return RuleSet.model_validate(dict(data))
+        return _shared(RuleSet.model_validate(dict(data)))[0]
     except ValidationError as exc:
         raise RulesError(_describe(exc)) from None
 
 
 def rules_to_json(rules: RuleSet) -> dict[str, Any]:
-    """Write a rule set as plain JSON data."""
-    return rules.model_dump(mode="json")
+    """Write a rule set as plain JSON data (shared by equal rule sets: read-only)."""
+    return _shared(rules)[1]
+
+
+# Equal rule sets are one object with one JSON, found by their JSON text: every running
+# table keeps its rules and their JSON, and most tables play one of a few presets (500
+# tables kept 500 equal copies, about 1.3 MB). A few hundred are kept: guilds may make many.
+SHARED_KEPT = 256
+_SHARED: dict[str, tuple[RuleSet, dict[str, Any]]] = {}
+
+
+def _shared(rules: RuleSet) -> tuple[RuleSet, dict[str, Any]]:
+    """Give the rule set equal to `rules` made before and its JSON, else keep these."""
+    key = rules.model_dump_json()
+    kept = _SHARED.get(key)
+    if kept is None:
+        if len(_SHARED) >= SHARED_KEPT:
+            del _SHARED[next(iter(_SHARED))]
+        kept = _SHARED[key] = (rules, rules.model_dump(mode="json"))
+    return kept
 
 
 def matching_preset(rules: RuleSet) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import engine.rules
 from engine.rules import (
     PRESETS,
     RulesError,
@@ -57,3 +58,25 @@ def test_power_override_replaces_only_named_ranks() -> None:
         "classic", {"powers": {"7": {"play": "fits", "effects": ["lower"]}, "2": None}}
     )
     assert set(rules.powers) == {"7", "10", "JK"}
+
+
+def test_equal_rule_sets_are_one_object_with_one_json() -> None:
+    made = make_rules("classic", {"jokers": 2})
+    read = rules_from_json(rules_to_json(make_rules("classic", {"jokers": 2})))
+    assert read is made and rules_to_json(read) is rules_to_json(made)
+    other = make_rules("classic", {"jokers": 3})
+    assert other is not made and rules_to_json(other)["jokers"] == 3
+    # A rule set made otherwise is written with the one made alike before it.
+    assert rules_to_json(made.model_copy()) is rules_to_json(made)
+
+
+def test_rule_sets_kept_alike_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine.rules, "SHARED_KEPT", 2)
+    monkeypatch.setattr(engine.rules, "_SHARED", {})
+    first = make_rules("classic", {"jokers": 1})
+    make_rules("classic", {"jokers": 2})
+    make_rules("classic", {"jokers": 3})
+    assert len(engine.rules._SHARED) == 2
+    # The oldest fell out: an equal set made now is a new object, equal to the first.
+    again = make_rules("classic", {"jokers": 1})
+    assert again is not first and again == first

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import engine.rules
 from engine.actions import Flip, PickUp, Play, Ready, Swap
 from engine.events import PickedUp, Played
 from engine.game import Game
@@ -470,6 +471,8 @@ async def test_a_stored_table_writes_its_rules_once_and_its_draws_and_reads_full
 async def test_a_table_writes_its_rules_json_once_per_rule_set(
     service: TableService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Rule sets made alike are shared process-wide: this test starts with none made.
+    monkeypatch.setattr(engine.rules, "_SHARED", {})
     table = await seated(service, ANA, BEN)
     dumped: list[object] = []
     dump = type(table.rules).model_dump
@@ -480,6 +483,7 @@ async def test_a_table_writes_its_rules_json_once_per_rule_set(
 
     monkeypatch.setattr(type(table.rules), "model_dump", counted)
     # The service wrote the table at each change, with one dump of its rules.
+    table_rules = table.rules
     first = table.to_json()
     assert table.to_json()["rules"] is first["rules"] and dumped == []
     # New rules (chosen in the lobby) are written anew, and their JSON is theirs.
@@ -487,9 +491,10 @@ async def test_a_table_writes_its_rules_json_once_per_rule_set(
     assert table.to_json()["rules"]["jokers"] == 2 and len(dumped) == 1
     table.to_json()
     assert len(dumped) == 1
-    # Another table with equal rules keeps its own: nothing is shared between tables.
+    # Another table with equal rules shares their rule set and its JSON.
     other = Table.from_json(first)
-    assert other.to_json()["rules"] == first["rules"] and len(dumped) == 2
+    assert other.rules is table_rules and other.to_json()["rules"] is first["rules"]
+    assert len(dumped) == 1
 
 
 async def test_an_unreadable_table_is_set_aside_and_the_others_start(
