@@ -67,12 +67,18 @@ class Scripted:
             writer.close()
 
 
-@pytest.fixture
-async def scripted() -> AsyncIterator[tuple[Scripted, Origin]]:
+async def start_scripted() -> tuple[Scripted, Origin, asyncio.Server]:
+    """Start a scripted server on a free local port."""
     served = Scripted()
     server = await asyncio.start_server(served.handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    yield served, Origin("http", "127.0.0.1", port, f"127.0.0.1:{port}")
+    return served, Origin("http", "127.0.0.1", port, f"127.0.0.1:{port}"), server
+
+
+@pytest.fixture
+async def scripted() -> AsyncIterator[tuple[Scripted, Origin]]:
+    served, origin, server = await start_scripted()
+    yield served, origin
     server.close()
 
 
@@ -381,10 +387,7 @@ async def https_round(tmp_path: Path) -> None:
 
 async def plain_rounds() -> None:
     """Carry answers of every kind on one pool: sized, chunked, and read until the end."""
-    served = Scripted()
-    server = await asyncio.start_server(served.handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    origin = Origin("http", "127.0.0.1", port, f"127.0.0.1:{port}")
+    served, origin, server = await start_scripted()
     served.steps = [
         OK,
         Step(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nch\r\n0\r\n\r\n"),
