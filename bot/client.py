@@ -18,7 +18,6 @@ from bot.answers import Answers, locale_of, say
 from bot.components import DYNAMIC_ITEMS
 from bot.dispatch import ClickDispatch
 from bot.heap import HeapTrimmer
-from bot.http1 import READ_SIZE
 from bot.i18n import t
 from bot.membership import Membership
 from bot.pacing import Pacer
@@ -57,11 +56,6 @@ class GatewaySocket(discord.gateway.DiscordClientWebSocketResponse):
     _limit = 0.0
     _watch: asyncio.TimerHandle | None = None
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self._conn is not None:
-            read_in_pieces(self._conn.transport)
-
     async def receive(self, timeout: float | None = None) -> aiohttp.WSMessage:
         """Receive a frame, failed if none comes within `timeout` seconds of asking."""
         if not timeout:
@@ -87,17 +81,6 @@ class GatewaySocket(discord.gateway.DiscordClientWebSocketResponse):
             self._watch = self._loop.call_at(due, self._check)
             return
         self._reader.set_exception(TimeoutError("no gateway frame in time"))
-
-
-def read_in_pieces(transport: asyncio.BaseTransport | None) -> None:
-    """Have a transport read `READ_SIZE` bytes at most at a time, not asyncio's 256 KiB."""
-    # CPython 3.11's socket transport reads `max_size` bytes per recv, and its TLS transport
-    # decrypts `max_size` bytes per read (on its `_ssl_protocol`): each read allocates that
-    # much, which glibc maps and unmaps above 128 KiB (`bot.http1`: 13 us a read). An
-    # instance's `max_size` overrides the class's; another loop's transport has none.
-    reader: Any = getattr(transport, "_ssl_protocol", None) or transport
-    if hasattr(reader, "max_size"):
-        reader.max_size = READ_SIZE
 
 
 def use_discord_at(api_base: str, gateway_url: str) -> None:

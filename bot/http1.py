@@ -7,13 +7,9 @@ reads its answer whole with aiohttp's C parser (llhttp), kept for the life of a 
 Content-Length, chunked and read-until-close answers. A connection that drops, errs, times
 out or is closed by its answer (`Connection: close`) is closed and not reused; a request on a
 reused connection that drops before any answer byte (the server closed it while idle) is
-sent once more on a fresh one. Answers are read into one buffer per pool (a buffered
-protocol), not into a new bytes object per read: asyncio (plain or TLS) reads up to 256 KiB
-at a time, a size CPython allocates (and the C library maps and unmaps) for each read
-however few bytes come, 13 us a read more than a smaller one. Failures are aiohttp's
-errors, so callers catching `aiohttp.ClientError` and `OSError` see what they saw:
-`ClientOSError` (with the socket's errno), `ServerDisconnectedError`, `ClientPayloadError`,
-`ServerTimeoutError`.
+sent once more on a fresh one. Failures are aiohttp's errors, so callers catching
+`aiohttp.ClientError` and `OSError` see what they saw: `ClientOSError` (with the socket's
+errno), `ServerDisconnectedError`, `ClientPayloadError`, `ServerTimeoutError`.
 """
 
 from __future__ import annotations
@@ -41,9 +37,6 @@ IDLE_SECONDS = 15.0
 TIMEOUT = 300.0
 # Answers are read whole; a bigger one is refused rather than held in memory.
 _MAX_ANSWER = 2**24
-# Bytes read from a connection at a time, into the pool's buffer (an answer is ~1 KiB):
-# under the C library's threshold for mapping an allocation of its own (128 KiB).
-READ_SIZE = 2**16
 
 
 class Origin(NamedTuple):
@@ -85,13 +78,11 @@ class Answer:
         return self.headers.get("Content-Type", "").partition(";")[0].strip().lower()
 
 
-class _Connection(BaseProtocol, asyncio.BufferedProtocol):
+class _Connection(BaseProtocol):
     """One persistent connection: one call at a time, its answer parsed as it comes."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, buffer: memoryview) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(loop)
-        # Where the transport reads into (the pool's, shared: each read is parsed at once).
-        self.buffer = buffer
         self.parser = HttpResponseParser(
             self, loop, 2**16, read_until_eof=True, auto_decompress=False
         )
@@ -125,15 +116,7 @@ class _Connection(BaseProtocol, asyncio.BufferedProtocol):
         self.transport.write(request)
         return waiter
 
-    def get_buffer(self, sizehint: int) -> memoryview:
-        return self.buffer
-
-    def buffer_updated(self, nbytes: int) -> None:
-        # Copied out (the parser would copy it anyway): the buffer is the next read's.
-        self.data_received(bytes(self.buffer[:nbytes]))
-
     def data_received(self, data: bytes) -> None:
-        # uvloop hands a Protocol its bytes here even when it could read into `get_buffer`.
         if self.waiter is None:
             # Bytes nobody asked for: the connection can't be trusted any more.
             self._fail(aiohttp.ServerDisconnectedError("data without a request"))
@@ -191,7 +174,7 @@ class _Connection(BaseProtocol, asyncio.BufferedProtocol):
         # aiohttp 3.14.5's StreamReader holds the body as the bytes it was fed, none read yet
         # (`tests/bot/test_http1.py` reads one-part and chunked bodies): joined here, not
         # through `read_nowait`'s five calls, whose checks are for a reader awaited or read
-        # in part (this one never is). A bad body made its parser raise (`buffer_updated`
+        # in part (this one never is). A bad body made its parser raise (`data_received`
         # failed the call then), so it holds no error here.
         chunks = payload._buffer
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -289,7 +272,6 @@ class Pool:
         self.idle_seconds = idle_seconds
         self.timeout = timeout
         self._ssl_context = ssl_context
-        self._buffer = memoryview(bytearray(READ_SIZE))
         self._hosts: dict[Origin, _Host] = {}
         # Connections carrying a call; the clock looks at them (and at idle ones) every tick.
         self._busy: set[_Connection] = set()
@@ -387,7 +369,7 @@ class Pool:
         try:
             async with asyncio.timeout(self.timeout):
                 _, connection = await loop.create_connection(
-                    lambda: _Connection(loop, self._buffer),
+                    lambda: _Connection(loop),
                     origin.host,
                     origin.port,
                     ssl=tls,

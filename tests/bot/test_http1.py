@@ -18,7 +18,7 @@ import uvloop
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.http1 import READ_SIZE, Origin, Pool, Turns, split_url
+from bot.http1 import Origin, Pool, Turns, split_url
 
 
 @dataclass
@@ -292,13 +292,13 @@ async def echo() -> AsyncIterator[Origin]:
     await server.close()
 
 
-async def test_an_answer_bigger_than_the_read_buffer_is_read_whole(
+async def test_an_answer_of_many_reads_is_read_whole(
     pool: Pool, scripted: tuple[Scripted, Origin]
 ) -> None:
     served, origin = scripted
-    # Reads go into one buffer of the pool's, each parsed before the next: an answer of
-    # many reads (chunked, then by length) comes whole and in order.
-    body = bytes(random.Random(7).randrange(256) for _ in range(3 * READ_SIZE + 5))
+    # Each read is parsed as it comes: an answer longer than a read (asyncio reads 256 KiB
+    # at most at a time), chunked then by length, comes whole and in order.
+    body = random.Random(7).randbytes(3 * 2**18 + 5)
     chunked = b"".join(
         b"%x\r\n%s\r\n" % (len(part), part)
         for part in (body[i : i + 40_000] for i in range(0, len(body), 40_000))
@@ -402,8 +402,8 @@ async def plain_rounds() -> None:
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
 def test_the_pool_works_on_uvloop_the_loop_the_bot_runs_on(tmp_path: Path) -> None:
-    # uvloop hands a protocol that is also an asyncio.Protocol its bytes in `data_received`,
-    # never through `get_buffer`; the rest of this file runs on asyncio's loop.
+    # The bot runs on uvloop, whose transports are its own; the rest of this file runs on
+    # asyncio's loop.
     async def rounds() -> type[asyncio.AbstractEventLoop]:
         async with asyncio.timeout(10):
             await plain_rounds()
