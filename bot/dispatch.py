@@ -101,7 +101,10 @@ class Click(discord.Interaction):
     them; the others (`_LATER`) are parsed by discord.py itself the first time one is read.
     """
 
-    __slots__ = ("_payload",)
+    # `response` is a slot here, made with the click: discord.py 2.7.1's `response` is a
+    # `cached_slot_property`, whose first read raises and catches an AttributeError (two
+    # here, `__getattr__` being asked too), and every read a call through its `__get__`.
+    __slots__ = ("_payload", "response")
 
     def _from_data(self, payload: InteractionPayload) -> None:
         """Read the ids, token, locales, user and permissions; keep the rest for later."""
@@ -112,6 +115,7 @@ class Click(discord.Interaction):
         # 500 tables, hundreds of clicks wait at once).
         message = data.pop("message", None)
         self._payload = data
+        self.response = discord.InteractionResponse(self)
         self.id = int(data["id"])
         self.type = discord.InteractionType.component
         self.data = data.get("data")
@@ -150,6 +154,9 @@ class Click(discord.Interaction):
 
     def __getattr__(self, name: str) -> Any:
         """Parse what was kept for later, as discord.py does, the first time it is read."""
+        if name == "response":  # let go of once answered (`ClickDispatch.run`): a new one
+            self.response = discord.InteractionResponse(self)
+            return self.response
         if name not in _LATER:
             raise AttributeError(name)
         full = discord.Interaction(data=self._payload, state=self._state)
@@ -209,7 +216,7 @@ class ClickDispatch:
             )
         )
 
-    async def run(self, factory: Factory, interaction: discord.Interaction, match: Any) -> None:
+    async def run(self, factory: Factory, interaction: Click, match: Any) -> None:
         """Build the clicked item from its custom_id, check it, and run its callback."""
         assert interaction.data is not None
         data: Any = interaction.data
@@ -229,7 +236,4 @@ class ClickDispatch:
             # (at 500 tables, over a thousand of them waited). Should anything ask for the
             # response later, it gets a new one, and a second answer meets Discord's 40060,
             # which `first_response` takes as answered already.
-            # A slot (discord.py 2.7.1's `cached_slot_property`), empty if never asked for;
-            # looked at rather than deleted under `contextlib.suppress` (three calls more).
-            if hasattr(interaction, "_cs_response"):
-                del interaction._cs_response
+            del interaction.response  # a `Click`'s own slot, made with it

@@ -369,6 +369,34 @@ async def test_a_click_keeps_no_part_of_its_message_s_payload() -> None:
     assert click.channel is not None and click.channel.id == 7
 
 
+async def test_a_click_s_response_is_made_with_it_and_made_again_once_let_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    state: Any = client._connection
+    me: Any = _user(1, "bot")
+    state.user = discord.ClientUser(state=state, data=me)
+    cached: list[str] = []
+    made_late = discord.utils.CachedSlotProperty.__get__
+
+    def noted(self: Any, instance: Any, owner: Any) -> Any:
+        cached.append(self.name)
+        return made_late(self, instance, owner)
+
+    monkeypatch.setattr(discord.utils.CachedSlotProperty, "__get__", noted)
+    payload: Any = _click_payload(in_dm=True)
+    click = Click(data=payload, state=state)
+    response = click.response
+    # Read as a plain attribute: not made on first read by raising and catching.
+    assert "_cs_response" not in cached
+    assert isinstance(response, discord.InteractionResponse) and not response.is_done()
+    assert click.response is response and response._parent is click
+    # Let go of once answered (`ClickDispatch.run`), asked for again: a new one.
+    del click.response
+    again = click.response
+    assert again is not response and again._parent is click and not again.is_done()
+
+
 async def test_a_click_s_item_wraps_no_button_or_menu_built_for_it(
     bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
