@@ -256,17 +256,17 @@ class Answers:
         if intent is None:
             await self.refuse(interaction, TableError("move_gone"))
             return
-        async with (
-            Guarded(interaction, "a lobby click"),
-            Acknowledged(interaction, edit=True),
-            self.presenter.answering(table_id, None),
-        ):
-            try:
-                outcome = await self.service.submit(table_id, member_of(interaction), intent)
-            except TableError as error:
-                await self.refuse(interaction, error, table_id)
-                return
-            await self.presenter.answer_table(interaction, outcome.snapshot, edit=True)
+        self.presenter.answering(table_id, None)
+        try:
+            async with Guarded(interaction, "a lobby click"), Acknowledged(interaction, edit=True):
+                try:
+                    outcome = await self.service.submit(table_id, member_of(interaction), intent)
+                except TableError as error:
+                    await self.refuse(interaction, error, table_id)
+                    return
+                await self.presenter.answer_table(interaction, outcome.snapshot, edit=True)
+        finally:
+            self.presenter.answered(table_id, None)
 
     async def check_player(self, interaction: discord.Interaction, table_id: str) -> bool:
         """Let a seated member through; answer anyone else at once."""
@@ -372,13 +372,13 @@ class Answers:
             await say(interaction, t(text, locale_of(interaction)))
             return
         self.clicked.add(view)
-        # The hold is seen through before `answering` ends: the redraw that ends it (after a
-        # refusal or a failure) comes after the buttons were taken off, never before.
+        # The hold is seen through before `answered` lets the view's writes go: the redraw
+        # it queues (after a refusal or a failure) comes after the buttons were taken off.
         hold = functools.partial(self.presenter.hold, interaction, table_id)
+        self.presenter.answering(table_id, member.user_id)
         try:
             async with (
                 Guarded(interaction, "a move"),
-                self.presenter.answering(table_id, member.user_id),
                 Acknowledged(interaction, edit=True, hold=hold),
             ):
                 # A click from a DM may come from a member who has left the table's server.
@@ -407,6 +407,7 @@ class Answers:
                 )
         finally:
             self.clicked.discard(view)
+            self.presenter.answered(table_id, member.user_id)
 
     async def post_table(self, interaction: discord.Interaction, shown: Snapshot) -> None:
         """Answer with a new table's message; a table whose message fails is not kept."""

@@ -315,32 +315,6 @@ def private_key(snapshot: Snapshot, seat: int) -> tuple[object, ...]:
     )
 
 
-class _Answering:
-    """`Presenter.answering` as an async context manager of its own.
-
-    Not `contextlib.asynccontextmanager`: its generator and wrapper cost 1.3 µs more a
-    click, and every click goes through here.
-    """
-
-    __slots__ = ("presenter", "slot", "table_id", "user_id")
-
-    def __init__(self, presenter: Presenter, table_id: str, user_id: int | None) -> None:
-        self.presenter = presenter
-        self.table_id = table_id
-        self.user_id = user_id
-        self.slot: Hashable = ("table",) if user_id is None else ("seat", user_id)
-
-    async def __aenter__(self) -> None:
-        """Hold other writes to the click's messages."""
-        held = self.presenter.tables.get(self.table_id)
-        if held is not None:
-            held.answering.add(self.slot)
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        """Let them go, however the click ended; an exception goes on."""
-        self.presenter._answered(self.table_id, self.user_id, self.slot)
-
-
 class Presenter:
     """The core's outcome sink: redraws tables and private views, pings players."""
 
@@ -426,15 +400,20 @@ class Presenter:
 
     # ------------------------------------------------------------------ answering clicks
 
-    def answering(self, table_id: str, user_id: int | None) -> _Answering:
-        """Hold other writes to the messages a click's answer draws, until it is answered."""
-        return _Answering(self, table_id, user_id)
+    # A click's answer holds its messages by a plain call and lets go in its `finally`
+    # (`bot.answers`): an async context manager cost two coroutines and an object a click.
 
-    def _answered(self, table_id: str, user_id: int | None, slot: Hashable) -> None:
+    def answering(self, table_id: str, user_id: int | None) -> None:
+        """Hold other writes to the messages a click's answer draws, until `answered`."""
+        state = self.tables.get(table_id)
+        if state is not None:
+            state.answering.add(("table",) if user_id is None else ("seat", user_id))
+
+    def answered(self, table_id: str, user_id: int | None) -> None:
         """Let writes to a click's messages go again, and queue their redraw."""
         state = self.tables.get(table_id)
         if state is not None:
-            state.answering.discard(slot)
+            state.answering.discard(("table",) if user_id is None else ("seat", user_id))
             if user_id is None:
                 self._queue_table(state)
             else:
@@ -447,7 +426,7 @@ class Presenter:
 
         A deferral would leave the old buttons up while the click is carried out and the turn
         moves on, for the member to click a view that no longer holds. The content stays; the
-        answer puts the current buttons back, and so does the redraw `answering` queues when
+        answer puts the current buttons back, and so does the redraw `answered` queues when
         the click ends otherwise (a refusal, a failure).
         """
 
@@ -815,7 +794,7 @@ class Presenter:
             await self._write_dm(state, private, user_id, rendered)
         except _Superseded:
             # Never write an older view over a click's newer answer; when that answer is done
-            # it queues this seat's redraw again (`answering`).
+            # it queues this seat's redraw again (`answered`).
             return False
         except discord.Forbidden:
             closed = MessageRef(table_id, user_id, None, None, dm_closed=True)

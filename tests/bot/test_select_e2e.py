@@ -9,6 +9,7 @@ import pytest
 from bot.client import ShitheadBot
 from sandbox.api import UPDATE_MESSAGE, BotApi
 from sandbox.driver import Driver
+from tables.errors import TableError
 from tests.bot.test_play_e2e import (
     JSON,
     assert_no_client_errors,
@@ -107,3 +108,42 @@ async def test_a_menu_choice_on_an_ephemeral_view_keeps_its_embed(
     assert play is not None and not play.get("disabled")
     await bot.presenter.pacer.idle()
     assert_no_client_errors(driver)
+
+
+async def test_a_click_lets_its_view_s_writes_go_however_it_ends(
+    bot: ShitheadBot, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table_id, turn, user = await dealt(bot, driver)
+    table = table_of(bot, table_id)
+    held = bot.presenter.tables[table_id]
+    message = await latest_dm(driver, user, table, turn)
+    custom_id, value = choose(driver, message)
+    answered = await driver.select(user, message["id"], custom_id, [value])
+    assert answered["status"] == "answered" and held.answering == set()
+
+    # Refused by the core.
+    async def refused(*args: Any, **kwargs: Any) -> None:
+        raise TableError("stale_view")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(bot.tables, "submit", refused)
+        await driver.select(user, message["id"], custom_id, [value])
+    assert held.answering == set()
+
+    # Failed on our side: the member is told, the view's writes go again, and its redraw
+    # (queued as they go) brings it back.
+    async def failing(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr(bot.presenter, "answer_selection", failing)
+    redraws: list[int] = []
+    queue = bot.presenter._queue_private
+
+    def queued(state: Any, seat: int) -> None:
+        redraws.append(seat)
+        queue(state, seat)
+
+    monkeypatch.setattr(bot.presenter, "_queue_private", queued)
+    await driver.select(user, message["id"], custom_id, [value])
+    assert held.answering == set() and redraws == [turn]
+    await bot.presenter.pacer.idle()
