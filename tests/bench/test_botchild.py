@@ -67,3 +67,23 @@ def test_a_profiled_bot_child_writes_its_profile_when_the_bench_lets_go(
     # The bot's own answering ran under the profiler, in the child (not the bench's process).
     assert any(path.endswith(str(Path("bot", "answers.py"))) for path in profiled)
     assert not any(path.endswith(str(Path("sandbox", "server.py"))) for path in profiled)
+
+
+def test_a_sampled_bot_child_writes_its_stacks_when_the_bench_lets_go(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.load import main
+    from bench.samples import read_stacks
+
+    written = tmp_path / "bot.samples"
+    monkeypatch.setenv("BENCH_SAMPLE", str(written))
+    argv = ["--tables", "1", "--seed", "3", "--think", "0", "0.005", "--burst", "0.1"]
+    assert main([*argv, "--pictures", "off", "--quick", "--quiet", "0.3"]) == 0
+    capsys.readouterr()
+    stacks = read_stacks(written.read_text(encoding="utf-8"))
+    frames = {frame for stack in stacks for frame in stack}
+    # The bot's own answering was sampled, in the child (not the bench's process), its
+    # frames named from the project's root.
+    assert any(frame.startswith("bot/answers.py:") for frame in frames)
+    assert not any("sandbox/" in frame for frame in frames)
+    assert all(stack[0].startswith("<frozen runpy>") for stack in stacks)
