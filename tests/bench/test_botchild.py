@@ -53,16 +53,23 @@ def test_the_bot_child_imports_no_sandbox_module() -> None:
     assert "bot" in child and "discord" in child
 
 
-def test_a_profiled_bot_child_writes_its_profile_when_the_bench_lets_go(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def measured_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], env: str, path: Path
 ) -> None:
+    """Play one quick table with the bot child measuring itself as `env` asks, into `path`."""
     from bench.load import main
 
-    written = tmp_path / "bot.prof"
-    monkeypatch.setenv("BENCH_PROFILE", str(written))
+    monkeypatch.setenv(env, str(path))
     argv = ["--tables", "1", "--seed", "3", "--think", "0", "0.005", "--burst", "0.1"]
     assert main([*argv, "--pictures", "off", "--quick", "--quiet", "0.3"]) == 0
     capsys.readouterr()
+
+
+def test_a_profiled_bot_child_writes_its_profile_when_the_bench_lets_go(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = tmp_path / "bot.prof"
+    measured_run(monkeypatch, capsys, "BENCH_PROFILE", written)
     profiled = {path for path, _, _ in pstats.Stats(str(written)).stats}  # type: ignore[attr-defined]
     # The bot's own answering ran under the profiler, in the child (not the bench's process).
     assert any(path.endswith(str(Path("bot", "answers.py"))) for path in profiled)
@@ -72,14 +79,10 @@ def test_a_profiled_bot_child_writes_its_profile_when_the_bench_lets_go(
 def test_a_sampled_bot_child_writes_its_stacks_when_the_bench_lets_go(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bench.load import main
     from bench.samples import read_stacks
 
     written = tmp_path / "bot.samples"
-    monkeypatch.setenv("BENCH_SAMPLE", str(written))
-    argv = ["--tables", "1", "--seed", "3", "--think", "0", "0.005", "--burst", "0.1"]
-    assert main([*argv, "--pictures", "off", "--quick", "--quiet", "0.3"]) == 0
-    capsys.readouterr()
+    measured_run(monkeypatch, capsys, "BENCH_SAMPLE", written)
     stacks = read_stacks(written.read_text(encoding="utf-8"))
     frames = {frame for stack in stacks for frame in stack}
     # The bot's own answering was sampled, in the child (not the bench's process), its
