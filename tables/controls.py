@@ -49,7 +49,18 @@ class Controls:
 
 # A view with nothing to do (every seat but the one to play): one shared value, as most
 # views are such, instead of an empty grouping made at each of their redraws.
-NO_CONTROLS = Controls((), (), (), None, (), (), (), 0, (), None)
+NO_CONTROLS = Controls(
+    plays=(),
+    pickups=(),
+    flips=(),
+    stock=None,
+    swap_hand=(),
+    swap_face_up=(),
+    choose_pool=(),
+    choose_count=0,
+    stacks=(),
+    ready=None,
+)
 
 
 def controls(view: PlayerView) -> Controls:
