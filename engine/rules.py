@@ -254,21 +254,45 @@ def rules_to_json(rules: RuleSet) -> dict[str, Any]:
 
 
 # Equal rule sets are one object with one JSON, found by their JSON text: every running
-# table keeps its rules and their JSON, and most tables play one of a few presets (500
-# tables kept 500 equal copies, about 1.3 MB). A few hundred are kept: guilds may make many.
+# table keeps its rules and writes their JSON at each move, and most tables play one of a
+# few presets (500 tables kept 500 equal copies, about 1.3 MB). A few hundred are kept:
+# guilds may make many.
 SHARED_KEPT = 256
-_SHARED: dict[str, tuple[RuleSet, dict[str, Any]]] = {}
+
+
+class _Shared:
+    """The rule sets kept, by JSON text, and by identity (a kept one needs no text made)."""
+
+    def __init__(self) -> None:
+        self.by_text: dict[str, tuple[RuleSet, dict[str, Any]]] = {}
+        # Only kept rule sets are here, so an id stands for one object while it is.
+        self.by_id: dict[int, tuple[RuleSet, dict[str, Any]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.by_text)
+
+    def get(self, rules: RuleSet) -> tuple[RuleSet, dict[str, Any]]:
+        """Give the rule set equal to `rules` kept before and its JSON, else keep these."""
+        kept = self.by_id.get(id(rules))
+        if kept is not None:
+            return kept
+        key = rules.model_dump_json()
+        kept = self.by_text.get(key)
+        if kept is None:
+            if len(self.by_text) >= SHARED_KEPT:
+                gone, _ = self.by_text.pop(next(iter(self.by_text)))
+                del self.by_id[id(gone)]
+            kept = self.by_text[key] = (rules, rules.model_dump(mode="json"))
+            self.by_id[id(rules)] = kept
+        return kept
+
+
+_SHARED = _Shared()
 
 
 def _shared(rules: RuleSet) -> tuple[RuleSet, dict[str, Any]]:
     """Give the rule set equal to `rules` made before and its JSON, else keep these."""
-    key = rules.model_dump_json()
-    kept = _SHARED.get(key)
-    if kept is None:
-        if len(_SHARED) >= SHARED_KEPT:
-            del _SHARED[next(iter(_SHARED))]
-        kept = _SHARED[key] = (rules, rules.model_dump(mode="json"))
-    return kept
+    return _SHARED.get(rules)
 
 
 def matching_preset(rules: RuleSet) -> str | None:

@@ -113,11 +113,6 @@ class Table:
     ended_at: float | None = None
     ended_reason: str | None = None
     previous_loser: int | None = None
-    # The rules' JSON as last written, with the rule set it is of: a table writes its
-    # (frozen) rules at every move, and they change only in the lobby, by a new rule set.
-    _rules_json: tuple[RuleSet, dict[str, Any]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
 
     @property
     def phase(self) -> Phase:
@@ -163,7 +158,8 @@ class Table:
             "channel_id": self.channel_id,
             "host_id": self.host_id,
             "preset": self.preset,
-            "rules": self.rules_json(),
+            # Shared by equal rule sets, found by identity (`engine.rules`): read-only.
+            "rules": rules_to_json(self.rules),
             "seed": self.seed,
             "turn_seconds": self.turn_seconds,
             "idle_turns": self.idle_turns,
@@ -184,13 +180,6 @@ class Table:
             "ended_reason": self.ended_reason,
             "previous_loser": self.previous_loser,
         }
-
-    def rules_json(self) -> dict[str, Any]:
-        """Write the table's rules as JSON, once per rule set (read-only: it is kept)."""
-        kept = self._rules_json
-        if kept is None or kept[0] is not self.rules:
-            kept = self._rules_json = (self.rules, rules_to_json(self.rules))
-        return kept[1]
 
     def _game_json(self) -> dict[str, Any] | None:
         """Write the game, its rules only if they are not the table's (they are written once)."""

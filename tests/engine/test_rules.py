@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import engine.rules
@@ -72,7 +74,7 @@ def test_equal_rule_sets_are_one_object_with_one_json() -> None:
 
 def test_rule_sets_kept_alike_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine.rules, "SHARED_KEPT", 2)
-    monkeypatch.setattr(engine.rules, "_SHARED", {})
+    monkeypatch.setattr(engine.rules, "_SHARED", engine.rules._Shared())
     first = make_rules("classic", {"jokers": 1})
     make_rules("classic", {"jokers": 2})
     make_rules("classic", {"jokers": 3})
@@ -80,3 +82,25 @@ def test_rule_sets_kept_alike_are_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     # The oldest fell out: an equal set made now is a new object, equal to the first.
     again = make_rules("classic", {"jokers": 1})
     assert again is not first and again == first
+    # What fell out is no longer found by identity either: its JSON is the new one's.
+    assert rules_to_json(first) is rules_to_json(again)
+    assert len(engine.rules._SHARED.by_id) == len(engine.rules._SHARED) == 2
+
+
+def test_a_kept_rule_set_s_json_is_found_without_writing_it_as_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = make_rules("classic", {"jokers": 2})
+    texts: list[object] = []
+    dump_json = type(made).model_dump_json
+
+    def counted(rules: Any, **kwargs: Any) -> str:
+        texts.append(rules)
+        return dump_json(rules, **kwargs)
+
+    monkeypatch.setattr(type(made), "model_dump_json", counted)
+    # Every move writes its table's rules: the kept object is looked up as itself.
+    assert rules_to_json(made)["jokers"] == 2 and texts == []
+    # An equal copy made otherwise is found by its text, and given the kept one's JSON.
+    copy = made.model_copy()
+    assert rules_to_json(copy) is rules_to_json(made) and texts == [copy]

@@ -472,7 +472,7 @@ async def test_a_table_writes_its_rules_json_once_per_rule_set(
     service: TableService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Rule sets made alike are shared process-wide: this test starts with none made.
-    monkeypatch.setattr(engine.rules, "_SHARED", {})
+    monkeypatch.setattr(engine.rules, "_SHARED", engine.rules._Shared())
     table = await seated(service, ANA, BEN)
     dumped: list[object] = []
     dump = type(table.rules).model_dump
