@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.botchild import COMMAND
+from bench.wake import reference as wake_reference
 from sandbox.driver import SUB_COMMAND, ControlError, Driver
 from sandbox.rules import RateLimit
 from sandbox.server import DEFAULT_RATE_LIMITS, Sandbox
@@ -925,6 +926,8 @@ class Measured:
     loadavg: tuple[tuple[float, float, float], tuple[float, float, float]]
     # `reference_ms` before and after the play.
     reference: tuple[float, float]
+    # A click's own work hot and after 1 ms idle (`bench.wake.reference`), before and after.
+    wake: tuple[dict[str, float], dict[str, float]]
     unfinished: JSON
     table_errors: list[str]
     log_problems: list[str]
@@ -1033,6 +1036,7 @@ async def play(
         cpu_start = [cpu_seconds(process.pid) for process in processes]
         load_start = os.getloadavg()
         speed_start = reference_ms()
+        wake_start = await wake_reference()
         bench_cpu = time.process_time()
         helpers = [asyncio.create_task(bench.board.run()), asyncio.create_task(bench.watch_loop())]
         started = time.perf_counter()
@@ -1062,6 +1066,7 @@ async def play(
         bench_cpu = time.process_time() - bench_cpu
         load_end = os.getloadavg()
         speed_end = reference_ms()
+        wake_end = await wake_reference()
         for helper in helpers:
             helper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -1104,6 +1109,7 @@ async def play(
         board_busy=bench.board.busy,
         loadavg=(load_start, load_end),
         reference=(speed_start, speed_end),
+        wake=(wake_start, wake_end),
         unfinished=unfinished,
         table_errors=table_errors,
         log_problems=log_problems(log_path),
@@ -1205,6 +1211,8 @@ def report(options: Options, stats: Stats, measured: Measured) -> JSON:
             "loadavg_1min_end": round(measured.loadavg[1][0], 2),
             "reference_ms_start": round(measured.reference[0], 1),
             "reference_ms_end": round(measured.reference[1], 1),
+            "click_work_us_start": measured.wake[0],
+            "click_work_us_end": measured.wake[1],
         },
         "failures": {
             "interactions_not_answered": len(stats.not_answered),
@@ -1242,6 +1250,15 @@ def describe(figures: JSON) -> list[str]:
         f"reference loop took {machine['reference_ms_start']} ms of CPU at the start, "
         f"{machine['reference_ms_end']} ms at the end (figures compare between runs whose "
         "loop took alike)",
+        "machine: a click's own work (python -m bench.wake) took "
+        + " and ".join(
+            f"{work['hot_us']} us hot, {work['after_1ms_us']} us after 1 ms idle at the {when}"
+            for when, work in (
+                ("start", machine["click_work_us_start"]),
+                ("end", machine["click_work_us_end"]),
+            )
+        )
+        + " (a bot that idles between events pays the second)",
         f"games finished {figures['games_finished']}/{figures['tables']}, human moves {moves} "
         f"({verbs}), {figures['interactions']} interactions, wall {figures['wall_seconds']} s",
         f"games not finished: {left['not_opened']} never opened, "

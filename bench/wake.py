@@ -100,12 +100,32 @@ def time_units(made: list[Unit], gap_ms: float, rounds: int) -> list[float]:
     return taken
 
 
+async def recorded_units(seed: int) -> list[Unit]:
+    """Record a classic game and make its clicks, warmed up (imports, first-use caches)."""
+    # Without pictures, as the load bench's figures are.
+    [snapshots] = with_pictures(await record(1, seed, "classic"), False)
+    made = units(snapshots)
+    time_units(made, 0.0, len(made))
+    return made
+
+
+# The load bench's machine figure: a click's work hot and after this long idle (at 50
+# tables the bot waits about a millisecond between its events).
+REFERENCE_GAP_MS = 1.0
+REFERENCE_ROUNDS = 100
+
+
+async def reference() -> dict[str, float]:
+    """Time a click's own work hot and after 1 ms idle, on this machine now (in us)."""
+    made = await recorded_units(seed=1)
+    hot = statistics.fmean(time_units(made, 0.0, REFERENCE_ROUNDS))
+    cold = statistics.fmean(time_units(made, REFERENCE_GAP_MS, REFERENCE_ROUNDS))
+    return {"hot_us": round(hot, 1), "after_1ms_us": round(cold, 1)}
+
+
 def measure(gaps: tuple[float, ...], rounds: int, seed: int) -> dict[str, Any]:
     """Record a game, then time a click's work after each gap; return the figures."""
-    # Without pictures, as the load bench's figures are.
-    [snapshots] = with_pictures(asyncio.run(record(1, seed, "classic")), False)
-    made = units(snapshots)
-    time_units(made, 0.0, min(rounds, len(made)))  # imports and first-use caches, untimed
+    made = asyncio.run(recorded_units(seed))
     by_gap: dict[str, dict[str, float]] = {}
     hot: float | None = None
     for gap in gaps:

@@ -51,6 +51,10 @@ def test_a_short_load_run_finishes_every_game_and_reports_json(
     assert machine["nproc"] == os.cpu_count()
     # The machine's speed is timed before and after the play, so runs can be compared.
     assert machine["reference_ms_start"] > 0 and machine["reference_ms_end"] > 0
+    # And what a click's own work costs hot and after an idle millisecond (bench.wake).
+    for when in ("click_work_us_start", "click_work_us_end"):
+        assert set(machine[when]) == {"hot_us", "after_1ms_us"}
+        assert min(machine[when].values()) > 0
     assert figures["failures"]["rest_errors"] == figures["failures"]["table_errors"] == 0
 
 
