@@ -235,7 +235,7 @@ def make_rules(preset: str = "classic", overrides: Mapping[str, Any] | None = No
         base["powers"] = powers
     base.update(changes)
     try:
-        return _shared(RuleSet(**base))[0]
+        return _SHARED.get(RuleSet(**base))[0]
     except ValidationError as exc:
         raise RulesError(_describe(exc)) from None
 
@@ -243,14 +243,14 @@ def make_rules(preset: str = "classic", overrides: Mapping[str, Any] | None = No
 def rules_from_json(data: Mapping[str, Any]) -> RuleSet:
     """Read a complete stored rule set."""
     try:
-        return _shared(RuleSet.model_validate(dict(data)))[0]
+        return _SHARED.get(RuleSet.model_validate(dict(data)))[0]
     except ValidationError as exc:
         raise RulesError(_describe(exc)) from None
 
 
 def rules_to_json(rules: RuleSet) -> dict[str, Any]:
     """Write a rule set as plain JSON data (shared by equal rule sets: read-only)."""
-    return _shared(rules)[1]
+    return _SHARED.get(rules)[1]
 
 
 # Equal rule sets are one object with one JSON, found by their JSON text: every running
@@ -288,11 +288,6 @@ class _Shared:
 
 
 _SHARED = _Shared()
-
-
-def _shared(rules: RuleSet) -> tuple[RuleSet, dict[str, Any]]:
-    """Give the rule set equal to `rules` made before and its JSON, else keep these."""
-    return _SHARED.get(rules)
 
 
 def matching_preset(rules: RuleSet) -> str | None:
