@@ -638,7 +638,11 @@ class Bench:
         return clicker == name and now - max(clicked, changed) > STUCK_SECONDS
 
     async def move(self, rng: random.Random, table_id: str, name: str, view: JSON) -> None:
-        """Make one move from a view: Ready; else play a random offer; else flip, stock, pick up."""
+        """Make one move from a view: Ready; else play a random offer; else flip, stock, pick up.
+
+        A play is chosen in its menu, then confirmed with Play; one the view holds chosen
+        already (a sole play) is only confirmed, as a member would.
+        """
         message_id = view["id"]
 
         def pick(verb: str) -> JSON | None:
@@ -656,6 +660,11 @@ class Bench:
         plays = [(m, o) for m in offered(view, table_id, "sel") for o in m.get("options", [])]
         if plays:
             menu, option = rng.choice(plays)
+            held = offered(view, table_id, "play") if option.get("default") else []
+            if held:
+                # The view holds this play chosen already (a sole play): Play confirms it.
+                await self.click(table_id, name, message_id, held[0], "play")
+                return
             answer = await self.choose(table_id, name, message_id, menu, [option["value"]], None)
             if answer.get("status") != "answered":
                 return

@@ -525,13 +525,13 @@ def private_components(
     c = snapshot.choices(player.seat) if own else None
     if c is None:
         c = controls(player)
+    # A sole play is chosen already: the member confirms it with Play, one click, not two.
+    play = chosen.play if chosen.play is not None or len(c.plays) != 1 else 0
     rows: list[list[Payload]] = []
     for start in range(0, len(c.plays), MAX_OPTIONS):
         options = [
-            option_payload(
-                play_option(play.cards, locale), str(index), default=index == chosen.play
-            )
-            for index, play in enumerate(c.plays[start : start + MAX_OPTIONS], start)
+            option_payload(play_option(each.cards, locale), str(index), default=index == play)
+            for index, each in enumerate(c.plays[start : start + MAX_OPTIONS], start)
         ]
         part = start // MAX_OPTIONS
         placeholder = words.choose_play if part == 0 else words.more_plays
@@ -562,10 +562,10 @@ def private_components(
 
     if c.plays:
         # Play and Swap carry the menus' pending choice; greyed out until there is one.
-        if chosen.play is None:
+        if play is None:
             move(f"{ids}play", words.play, Style.success, True)
         else:
-            move(f"{ids}play:{chosen.play}", words.play, Style.success)
+            move(f"{ids}play:{play}", words.play, Style.success)
     if c.swap_hand and c.swap_face_up:
         if chosen.swap_hand is None or chosen.swap_face_up is None:
             move(f"{ids}swap", words.swap, Style.primary, True)

@@ -24,10 +24,11 @@ from bot.rendering import (
 from bot.rest import message_body
 from bot.words import card_text, constraint_text, note_text, pile_text, rules_summary
 from engine.actions import PickUp
-from engine.cards import Card, sort_key
+from engine.cards import Card, parse_cards, sort_key
 from engine.events import Burned, PickedUp, Played
 from engine.game import Game
 from engine.pile import Constraint
+from engine.position import build_game
 from engine.rules import make_rules
 from tables.model import Seat, Table
 from tables.notes import notes_of
@@ -400,3 +401,50 @@ def test_a_private_view_writes_no_moves_and_the_table_message_writes_them_once(
     render_table(shown, EN)
     render_table(shown, EN)
     assert len(notes) == len(shown.log) > 0
+
+
+def cards(text: str) -> list[Card]:
+    return parse_cards(text.split())
+
+
+def one_play_table(hand: str) -> Table:
+    """A table whose first member holds `hand` on a pile of a 5, their turn."""
+    rules = make_rules("classic")
+    game = build_game(
+        rules,
+        hands=[cards(hand), cards("3C 4C 6C")],
+        face_up=[[[card] for card in cards("9D JD QD")]] * 2,
+        face_down=[cards("2S 3S 4S"), cards("5S 6S 7S")],
+        pile=cards("5H"),
+        turn=0,
+    )
+    table = Table("abc", 1, 2, 3, "classic", rules, 5, 90, 3, [Seat(3, "Ana"), Seat(4, "Ben")])
+    table.game = game
+    return table
+
+
+def play_controls(table: Table, selection: Selection | None = None) -> tuple[Any, Any]:
+    """Find the drawn play menu and Play button of the first member's view."""
+    rows = render_private(snapshot(table), 0, EN, WHERE, selection).view.to_components()
+    items = [item for row in rows for item in row["components"]]
+    menu = next(item for item in items if ":sel:" in item["custom_id"])
+    play = next(item for item in items if ":play" in item["custom_id"])
+    return menu, play
+
+
+def test_a_sole_play_is_chosen_already_so_play_confirms_it_in_one_click() -> None:
+    menu, play = play_controls(one_play_table("4D 6D KD"))
+    # On a 5, only the king and the six may go (one card each): two plays, none chosen.
+    assert [option["label"] for option in menu["options"]] == ["6 (6♦)", "king (K♦)"]
+    assert not any(option.get("default") for option in menu["options"])
+    assert play["custom_id"] == "sh:abc:0:play" and play["disabled"]
+    menu, play = play_controls(one_play_table("4D 4H 8D"))
+    # One play (the eight): it is chosen, and Play plays it.
+    assert [(option["label"], option.get("default")) for option in menu["options"]] == [
+        ("8 (8♦)", True)
+    ]
+    assert play["custom_id"] == "sh:abc:0:play:0" and not play.get("disabled")
+    # A member's own choice is what the view shows and plays, as ever.
+    menu, play = play_controls(one_play_table("4D 6D KD"), Selection(play=1))
+    assert [option.get("default", False) for option in menu["options"]] == [False, True]
+    assert play["custom_id"] == "sh:abc:0:play:1"
