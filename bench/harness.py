@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.botchild import COMMAND
+from bench.wake import recorded_units
 from bench.wake import reference as wake_reference
 from sandbox.driver import SUB_COMMAND, ControlError, Driver
 from sandbox.rules import RateLimit
@@ -1045,7 +1046,8 @@ async def play(
         cpu_start = [cpu_seconds(process.pid) for process in processes]
         load_start = os.getloadavg()
         speed_start = reference_ms()
-        wake_start = await wake_reference()
+        clicks = await recorded_units(seed=1)  # one game's clicks, timed before and after
+        wake_start = wake_reference(clicks)
         bench_cpu = time.process_time()
         helpers = [asyncio.create_task(bench.board.run()), asyncio.create_task(bench.watch_loop())]
         started = time.perf_counter()
@@ -1075,7 +1077,7 @@ async def play(
         bench_cpu = time.process_time() - bench_cpu
         load_end = os.getloadavg()
         speed_end = reference_ms()
-        wake_end = await wake_reference()
+        wake_end = wake_reference(clicks)
         for helper in helpers:
             helper.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -31,11 +31,14 @@ import orjson
 
 from bench.drawing import LOCALE, WHERE, record, with_pictures
 from bot.rendering import render_private
+from sandbox import factory
+from sandbox.api import COMPONENT
+from sandbox.world import Message, World, utcnow_iso
 from tables.outcome import Snapshot
 
 DEFAULT_GAPS = (0.0, 0.2, 1.0, 2.0, 5.0, 20.0)
-# A click's interaction token is about this long (Discord's run 200-250 characters).
-TOKEN_LENGTH = 226
+# The gateway's opcode for an event, and a button's component type.
+DISPATCH, BUTTON = 0, 2
 
 
 @dataclass(frozen=True)
@@ -48,30 +51,25 @@ class Unit:
 
 
 def units(snapshots: list[Snapshot]) -> list[Unit]:
-    """Make a click frame for every member's view at every move of a recorded game."""
+    """Make a click frame, as the sandbox sends it, on every member's view at every move."""
+    world = World()
+    guild = world.add_guild("bench")
+    member = world.add_user("ana", dms_open=True, guild=guild, moderator=False)
+    dm = world.dm_channel(member)
     made: list[Unit] = []
     for number, snapshot in enumerate(snapshots):
         for seat in snapshot.humans():
             shown = render_private(snapshot, seat, LOCALE, WHERE)
-            message = {
-                "id": str(10**17 + number),
-                "channel_id": str(2 * 10**17 + seat),
-                "embeds": list(shown.embed_payloads),
-                "components": shown.view.to_components(),
-                "edited_timestamp": "2026-11-28T02:00:00.000000+00:00",
-            }
-            interaction = {
-                "id": str(3 * 10**17 + number),
-                "type": 3,
-                "token": "t" * TOKEN_LENGTH,
-                "version": 1,
-                "application_id": str(4 * 10**17),
-                "locale": "en-US",
-                "user": {"id": str(5 * 10**17 + seat), "username": f"member{seat}"},
-                "data": {"custom_id": f"sh:{snapshot.id}:1:play:0", "component_type": 2},
-                "message": message,
-            }
-            frame = {"op": 0, "s": number, "t": "INTERACTION_CREATE", "d": interaction}
+            embeds, rows = list(shown.embed_payloads), shown.view.to_components()
+            message = Message(world.new_id(), dm.id, world.bot.id, "", embeds, rows, 0, "")
+            message.timestamp = message.edited_timestamp = utcnow_iso()
+            world.messages[message.id] = message
+            data = {"custom_id": f"sh:{snapshot.id}:1:play:0", "component_type": BUTTON}
+            clicked = world.new_interaction(
+                type=COMPONENT, user_id=member.id, channel=dm, data=data, message_id=message.id
+            )
+            payload = factory.interaction(world, clicked)
+            frame = {"op": DISPATCH, "t": "INTERACTION_CREATE", "s": number, "d": payload}
             made.append(Unit(orjson.dumps(frame), snapshot, seat))
     return made
 
@@ -115,9 +113,8 @@ REFERENCE_GAP_MS = 1.0
 REFERENCE_ROUNDS = 100
 
 
-async def reference() -> dict[str, float]:
+def reference(made: list[Unit]) -> dict[str, float]:
     """Time a click's own work hot and after 1 ms idle, on this machine now (in us)."""
-    made = await recorded_units(seed=1)
     hot = statistics.fmean(time_units(made, 0.0, REFERENCE_ROUNDS))
     cold = statistics.fmean(time_units(made, REFERENCE_GAP_MS, REFERENCE_ROUNDS))
     return {"hot_us": round(hot, 1), "after_1ms_us": round(cold, 1)}
@@ -126,17 +123,16 @@ async def reference() -> dict[str, float]:
 def measure(gaps: tuple[float, ...], rounds: int, seed: int) -> dict[str, Any]:
     """Record a game, then time a click's work after each gap; return the figures."""
     made = asyncio.run(recorded_units(seed))
-    by_gap: dict[str, dict[str, float]] = {}
-    hot: float | None = None
-    for gap in gaps:
-        taken = time_units(made, gap, rounds)
-        mean = statistics.fmean(taken)
-        hot = mean if hot is None else hot
-        by_gap[f"{gap:g}"] = {
-            "mean_us": round(mean, 1),
-            "median_us": round(statistics.median(taken), 1),
-            "times_the_first": round(mean / hot, 2) if hot else 0.0,
+    taken = {gap: time_units(made, gap, rounds) for gap in gaps}
+    first = statistics.fmean(taken[gaps[0]])
+    by_gap = {
+        f"{gap:g}": {
+            "mean_us": round(statistics.fmean(each), 1),
+            "median_us": round(statistics.median(each), 1),
+            "times_the_first": round(statistics.fmean(each) / first, 2),
         }
+        for gap, each in taken.items()
+    }
     return {"seed": seed, "rounds": rounds, "units": len(made), "by_gap_ms": by_gap}
 
 
