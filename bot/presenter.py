@@ -315,6 +315,11 @@ def private_key(snapshot: Snapshot, seat: int) -> tuple[object, ...]:
     )
 
 
+def _answered_slot(user_id: int | None) -> tuple[object, ...]:
+    """Say what a click's answer holds: the table message (no member), else a seat's views."""
+    return ("table",) if user_id is None else ("seat", user_id)
+
+
 class Presenter:
     """The core's outcome sink: redraws tables and private views, pings players."""
 
@@ -407,13 +412,13 @@ class Presenter:
         """Hold other writes to the messages a click's answer draws, until `answered`."""
         state = self.tables.get(table_id)
         if state is not None:
-            state.answering.add(("table",) if user_id is None else ("seat", user_id))
+            state.answering.add(_answered_slot(user_id))
 
     def answered(self, table_id: str, user_id: int | None) -> None:
         """Let writes to a click's messages go again, and queue their redraw."""
         state = self.tables.get(table_id)
         if state is not None:
-            state.answering.discard(("table",) if user_id is None else ("seat", user_id))
+            state.answering.discard(_answered_slot(user_id))
             if user_id is None:
                 self._queue_table(state)
             else:
