@@ -44,8 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.samples", description=__doc__)
     parser.add_argument("path", type=Path, help="a bot child's BENCH_SAMPLE file")
     parser.add_argument("--top", type=int, default=40, help="functions listed of each kind")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    total, under, on_top = shares(read_stacks(args.path.read_text(encoding="utf-8")))
+    args = parser.parse_args(argv)
+    try:
+        text = args.path.read_text(encoding="utf-8")
+    except OSError as error:
+        print(f"{args.path}: cannot be read ({error.strerror}); give the BENCH_SAMPLE file")
+        return 2
+    total, under, on_top = shares(read_stacks(text))
     if not total:
         print(f"{args.path}: no samples")
         return 1

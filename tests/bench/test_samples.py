@@ -43,3 +43,11 @@ def test_an_empty_file_is_said_to_hold_no_samples(tmp_path: Path) -> None:
     path = tmp_path / "bot.samples"
     path.write_text("", encoding="utf-8")
     assert main([str(path)]) == 1
+
+
+def test_a_file_that_is_not_there_is_named_in_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(tmp_path / "missing.samples")]) == 2
+    said = capsys.readouterr().out
+    assert "missing.samples: cannot be read" in said and "Traceback" not in said
